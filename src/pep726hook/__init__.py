@@ -1,0 +1,32 @@
+"""PEP 726 for the Pythons in use today: module ``__setattr__`` and ``__delattr__``.
+
+With pep726hook installed, a module that defines top-level
+``__setattr__(name, value)`` or ``__delattr__(name)`` has them called by
+``mod.x = v``, ``setattr(mod, "x", v)``, ``del mod.x`` and ``delattr(mod, "x")``.
+"""
+
+from ._engines import EngineUnavailableError, available_engines
+from ._install import (
+    Installation,
+    engine,
+    install,
+    is_installed,
+    is_upgraded,
+    uninstall,
+    upgrade,
+)
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "EngineUnavailableError",
+    "Installation",
+    "__version__",
+    "available_engines",
+    "engine",
+    "install",
+    "is_installed",
+    "is_upgraded",
+    "uninstall",
+    "upgrade",
+]

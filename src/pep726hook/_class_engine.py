@@ -1,0 +1,201 @@
+"""The class engine: PEP 726 hooks through a ``ModuleType`` subclass.
+
+A module honours its own ``__setattr__``/``__delattr__`` once its ``__class__``
+is :class:`HookAwareModule`, or a class composed from the module's own class and
+:class:`HookAwareModule`.  Pure Python, so it works on every interpreter that
+allows assigning ``__class__`` on modules (CPython 3.5+, PyPy).  The price is
+that CPython 3.11+ only specialises attribute reads on modules whose type is
+exactly ``ModuleType``, so the finder keeps the new class only on modules whose
+namespace defines a hook.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import _weakref
+
+# typing is not imported at run time: this module loads during start-up.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from types import ModuleType
+    from typing import Any, Callable
+else:
+    ModuleType = type(sys)
+
+_HOOK_NAMES = ("__setattr__", "__delattr__")
+_NO_HOOK: Any = object()
+
+# ModuleType's ``__dict__`` descriptor reads the namespace without running any
+# ``__getattribute__`` a subclass (``importlib.util._LazyModule``) defines.
+_namespace_of: Callable[[ModuleType], dict[str, Any]] = ModuleType.__dict__["__dict__"].__get__
+_set_class_bypassing_hooks: Callable[[object, str, object], None] = object.__setattr__
+
+
+class HookAwareModule(ModuleType):
+    """A module type whose attribute stores and deletions call the module's hooks.
+
+    ``mod.x = v`` calls ``mod.__dict__["__setattr__"](name, value)`` and
+    ``del mod.x`` calls ``mod.__dict__["__delattr__"](name)`` when the module
+    defines them; otherwise the attribute is stored or deleted as usual.  The
+    hooks are looked up in the module's namespace on every operation and never
+    on its type, as in PEP 726's reference implementation.
+    """
+
+    __slots__ = ()
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        hook = _namespace_of(self).get("__setattr__", _NO_HOOK)
+        if hook is not _NO_HOOK:
+            hook(name, value)
+            return
+        if name == "__class__" and isinstance(value, type) and issubclass(value, ModuleType):
+            # The reference implementation keeps calling hooks whatever class a
+            # module is given later, so the new class is composed as well.
+            value = hook_aware_class_for(value)
+        super().__setattr__(name, value)
+
+    def __delattr__(self, name: str) -> None:
+        hook = _namespace_of(self).get("__delattr__", _NO_HOOK)
+        if hook is not _NO_HOOK:
+            hook(name)
+            return
+        super().__delattr__(name)
+
+
+_hook_aware_classes: dict[type, type] = {ModuleType: HookAwareModule}
+_original_classes: dict[type, type] = {HookAwareModule: ModuleType}
+
+
+def hook_aware_class_for(base: type) -> type:
+    """Return the hook-aware class to use for a module whose class is *base*.
+
+    For a ``ModuleType`` subclass ``X`` this is ``class X(X, HookAwareModule)``
+    (made once per base): ``X.__setattr__`` runs first and reaches the module
+    hook when it calls ``super().__setattr__``, the order the reference
+    implementation gives by putting the hook inside ``ModuleType`` itself.
+    """
+    if issubclass(base, HookAwareModule):
+        return base
+    composed = _hook_aware_classes.get(base)
+    if composed is None:
+        namespace = {
+            "__slots__": (),
+            "__module__": base.__module__,
+            "__qualname__": base.__qualname__,
+            "__doc__": base.__doc__,
+        }
+        composed = type(base)(base.__name__, (base, HookAwareModule), namespace)
+        # Another thread may have composed one first; every caller must agree.
+        composed = _hook_aware_classes.setdefault(base, composed)
+        _original_classes.setdefault(composed, base)
+    return composed
+
+
+def original_class_of(cls: type) -> type:
+    """Return the class *cls* was composed from, or *cls* if it is not ours."""
+    return _original_classes.get(cls, cls)
+
+
+def defines_hooks(module: object) -> bool:
+    """Tell whether *module*'s namespace defines ``__setattr__`` or ``__delattr__``."""
+    namespace = _namespace_or_none(module)
+    return namespace is not None and any(name in namespace for name in _HOOK_NAMES)
+
+
+def _namespace_or_none(module: object) -> dict[str, Any] | None:
+    if not isinstance(module, ModuleType):
+        return None
+    return _namespace_of(module)
+
+
+def _lazy_module_class() -> type | None:
+    # Only a module that importlib.util already made can be lazy, so there is
+    # nothing to import here (and nothing may be imported during an import).
+    util = sys.modules.get("importlib.util")
+    return getattr(util, "_LazyModule", None)
+
+
+class ClassEngine:
+    """Give modules PEP 726 behaviour by assigning them a hook-aware class."""
+
+    name = "class"
+    uses_finder = True
+
+    def __init__(self) -> None:
+        # id(module) -> weak reference, so uninstall() can put every module we
+        # upgraded back on its own class without keeping any of them alive.
+        self._upgraded: dict[int, Any] = {}
+
+    def activate(self) -> None:
+        """Nothing to do process-wide: modules are upgraded one by one."""
+
+    def deactivate(self) -> None:
+        """Put every module this engine upgraded back on its original class."""
+        for ref in list(self._upgraded.values()):
+            module = ref()
+            if module is not None:
+                self.downgrade(module)
+        self._upgraded.clear()
+
+    def upgrade(self, module: ModuleType) -> None:
+        """Make *module* call its hooks from now on, whatever it defines now."""
+        self._set_class(module, hook_aware_class_for(type(module)))
+
+    def downgrade(self, module: ModuleType) -> None:
+        """Put *module* back on the class it had before we upgraded it."""
+        original = original_class_of(type(module))
+        if original is not type(module):
+            _set_class_bypassing_hooks(module, "__class__", original)
+        self._upgraded.pop(id(module), None)
+
+    def is_upgraded(self, module: ModuleType) -> bool:
+        """Tell whether *module* currently calls its hooks."""
+        return isinstance(module, HookAwareModule)
+
+    def begin(self, module: object) -> type | None:
+        """Make *module* hook-aware before its body runs.
+
+        Returns the class to restore if the body fails, or None when *module*
+        is not a module object and was left alone.
+        """
+        if not isinstance(module, ModuleType):
+            return None
+        current = type(module)
+        base = current
+        if current is _lazy_module_class():
+            # Under LazyLoader (3.12.3+) the module is still a _LazyModule while
+            # it runs.  LazyLoader restores loader_state["__class__"] afterwards
+            # unless the module is no longer a _LazyModule, so build on that
+            # class: the upgrade then survives the end of the lazy load.
+            base = module.__spec__.loader_state["__class__"]
+        self._set_class(module, hook_aware_class_for(base))
+        return current
+
+    def abort(self, module: ModuleType, class_before: type) -> None:
+        """Undo :meth:`begin` after the module body failed (cpython#114763)."""
+        if isinstance(module, HookAwareModule):
+            _set_class_bypassing_hooks(module, "__class__", class_before)
+        self._upgraded.pop(id(module), None)
+
+    def settle(self, module: object) -> None:
+        """Keep *module* hook-aware only if its namespace defines a hook."""
+        if not isinstance(module, ModuleType):
+            return
+        if defines_hooks(module):
+            self.upgrade(module)
+        elif isinstance(module, HookAwareModule):
+            self.downgrade(module)
+
+    def upgrade_existing(self, modules: dict[str, Any]) -> None:
+        """Upgrade the already imported modules whose namespace defines a hook."""
+        for module in list(modules.values()):
+            if defines_hooks(module):
+                self.upgrade(module)
+
+    def _set_class(self, module: ModuleType, cls: type) -> None:
+        if type(module) is not cls:
+            _set_class_bypassing_hooks(module, "__class__", cls)
+        key = id(module)
+        if key not in self._upgraded:
+            self._upgraded[key] = _weakref.ref(module, lambda _ref: self._upgraded.pop(key, None))

@@ -1,0 +1,82 @@
+"""Choosing an engine by name: ``auto``, ``native`` or ``class``."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from ._class_engine import ClassEngine
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from types import ModuleType
+    from typing import Any, Protocol
+
+    class Engine(Protocol):
+        """What an engine offers the installer."""
+
+        name: str
+        uses_finder: bool
+
+        def activate(self) -> None: ...
+        def deactivate(self) -> None: ...
+        def upgrade(self, module: ModuleType) -> None: ...
+        def downgrade(self, module: ModuleType) -> None: ...
+        def is_upgraded(self, module: ModuleType) -> bool: ...
+        def upgrade_existing(self, modules: dict[str, Any]) -> None: ...
+        def begin(self, module: object) -> type | None: ...
+        def abort(self, module: ModuleType, class_before: type) -> None: ...
+        def settle(self, module: object) -> None: ...
+
+
+ENGINE_NAMES = ("auto", "native", "class")
+ENGINE_VARIABLE = "PEP726HOOK_ENGINE"
+
+
+class EngineUnavailableError(RuntimeError):
+    """The engine asked for cannot run in this interpreter; the message says why."""
+
+
+def native_unavailable_reason() -> str | None:
+    """Return why the native engine cannot run here, or None if it can."""
+    if sys.implementation.name != "cpython":
+        return f"the native engine needs CPython; this is {sys.implementation.name}"
+    try:
+        from . import _native_engine
+    except ImportError as error:
+        return f"the native engine is not available: {error}"
+    return _native_engine.unavailable_reason()
+
+
+def available_engines() -> tuple[str, ...]:
+    """Return the names of the engines that can run in this interpreter."""
+    if native_unavailable_reason() is None:
+        return ("native", "class")
+    return ("class",)
+
+
+def requested_engine_name(name: str | None) -> str:
+    """Return *name*, or the engine named by ``$PEP726HOOK_ENGINE``, or ``auto``; validated."""
+    if name is None:
+        name = os.environ.get(ENGINE_VARIABLE, "").strip().lower() or "auto"
+        origin = f"${ENGINE_VARIABLE}"
+    else:
+        origin = "engine"
+    if name not in ENGINE_NAMES:
+        expected = ", ".join(repr(n) for n in ENGINE_NAMES)
+        raise ValueError(f"{origin} must be one of {expected}, not {name!r}")
+    return name
+
+
+def create_engine(name: str) -> Engine:
+    """Return a new engine for a validated *name*."""
+    if name == "class":
+        return ClassEngine()
+    reason = native_unavailable_reason()
+    if reason is None:
+        from ._native_engine import NativeEngine
+
+        return NativeEngine()
+    if name == "native":
+        raise EngineUnavailableError(reason)
+    return ClassEngine()

@@ -1,0 +1,260 @@
+"""The meta path finder that lets an engine act around a module's execution.
+
+The finder never finds anything itself: it asks the finders after it on
+``sys.meta_path`` for the spec and hands the spec's loader to a small wrapper
+that lets the engine prepare the module before its body runs and settle it
+afterwards.  The wrapper puts the real loader back on ``__spec__.loader`` and
+``__loader__`` before the body runs, so it is visible only while a spec is in
+flight.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import _thread
+import _warnings
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from types import ModuleType
+    from typing import Any, Protocol, Sequence
+
+    class LoadingEngine(Protocol):
+        """What the finder needs from an engine."""
+
+        def begin(self, module: object) -> type | None: ...
+        def abort(self, module: ModuleType, class_before: type) -> None: ...
+        def settle(self, module: object) -> None: ...
+
+
+_PACKAGE = __name__.rpartition(".")[0]
+_PASS_THROUGH_ORIGINS = ("built-in", "frozen")
+# Python 3.12 dropped find_module() from the import system: finders without
+# find_spec() are skipped there, and asked the old way before (pytest#12179).
+_ASK_LEGACY_FINDERS = sys.version_info < (3, 12)
+
+
+def _namespace_loader_types() -> tuple[type, ...]:
+    external = sys.modules.get("_frozen_importlib_external")
+    names = ("NamespaceLoader", "_NamespaceLoader")
+    return tuple(t for t in (getattr(external, n, None) for n in names) if isinstance(t, type))
+
+
+_NAMESPACE_LOADERS = _namespace_loader_types()
+_warned_about: set[str] = set()
+
+
+def _warn_once(fullname: str, error: BaseException) -> None:
+    """Report our own failure to post-process a module; the import goes on (typeguard#340)."""
+    if fullname in _warned_about:
+        return
+    _warned_about.add(fullname)
+    _warnings.warn(
+        f"pep726hook could not prepare module {fullname!r} for PEP 726 hooks "
+        f"({type(error).__name__}: {error}); it was imported without them",
+        RuntimeWarning,
+        stacklevel=2,
+    )
+
+
+class Pep726Finder:
+    """A meta path finder that wraps the loaders other finders return.
+
+    Put it in front of ``sys.meta_path``.  ``find_spec`` delegates to every
+    finder after this one, with the same *path* and *target*, so that finders
+    such as pytest's assertion rewriter or editable-install finders keep
+    serving their modules (typeguard#230, beartype#556).
+    """
+
+    def __init__(self, engine: LoadingEngine) -> None:
+        self.engine = engine
+        # (thread id, module name) pairs being looked up right now: a finder
+        # further down that asks the import system about the same name again
+        # must not recurse through us (beartype#638).
+        self._in_progress: set[tuple[int, str]] = set()
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} engine={getattr(self.engine, 'name', '?')!r}>"
+
+    def find_spec(
+        self,
+        fullname: str,
+        path: Sequence[str] | None = None,
+        target: ModuleType | None = None,
+    ) -> Any:
+        """Return the spec the rest of ``sys.meta_path`` finds, loader wrapped."""
+        if fullname == _PACKAGE or fullname.startswith(_PACKAGE + "."):
+            return None
+        key = (_thread.get_ident(), fullname)
+        if key in self._in_progress:
+            return None
+        self._in_progress.add(key)
+        try:
+            spec = self._find_spec_after_us(fullname, path, target)
+        finally:
+            self._in_progress.discard(key)
+        if spec is not None and _loader_can_be_wrapped(spec):
+            spec.loader = _wrap(spec.loader, spec, self.engine)
+        return spec
+
+    def _find_spec_after_us(
+        self, fullname: str, path: Sequence[str] | None, target: ModuleType | None
+    ) -> Any:
+        meta_path = list(sys.meta_path)
+        position = next((i for i, f in enumerate(meta_path) if f is self), -1)
+        for finder in meta_path[position + 1 :]:
+            if finder is self:
+                continue
+            find_spec = getattr(finder, "find_spec", None)
+            if find_spec is not None:
+                spec = find_spec(fullname, path, target)
+            elif _ASK_LEGACY_FINDERS and hasattr(finder, "find_module"):
+                spec = _spec_from_legacy_finder(finder, fullname, path)
+            else:
+                continue
+            if spec is not None:
+                return spec
+        return None
+
+    def invalidate_caches(self) -> None:
+        """Nothing is cached here; present so ``importlib.invalidate_caches()`` is happy."""
+
+
+def _spec_from_legacy_finder(finder: Any, fullname: str, path: Sequence[str] | None) -> Any:
+    loader = finder.find_module(fullname, path)
+    if loader is None:
+        return None
+    bootstrap = sys.modules["_frozen_importlib"]
+    return bootstrap.spec_from_loader(fullname, loader)
+
+
+def _loader_can_be_wrapped(spec: Any) -> bool:
+    loader = spec.loader
+    if loader is None or isinstance(loader, _LOADER_WRAPPERS):
+        return False
+    if spec.origin in _PASS_THROUGH_ORIGINS or isinstance(loader, _NAMESPACE_LOADERS):
+        return False
+    return hasattr(loader, "exec_module") or hasattr(loader, "load_module")
+
+
+def _wrap(loader: Any, spec: Any, engine: LoadingEngine) -> Any:
+    # Offer exactly the loading protocol the real loader has (wrapt 1.14.1).
+    if hasattr(loader, "exec_module"):
+        return ExecModuleWrapper(loader, spec, engine)
+    return LoadModuleWrapper(loader, spec, engine)
+
+
+class _LoaderWrapper:
+    """Forwards everything to the real loader; subclasses add one loading method."""
+
+    __slots__ = ("_engine", "_loader", "_spec")
+
+    def __init__(self, loader: Any, spec: Any, engine: LoadingEngine) -> None:
+        self._loader = loader
+        self._spec = spec
+        self._engine = engine
+
+    def __getattr__(self, name: str) -> Any:
+        attribute = getattr(self._loader, name)
+        if name == "get_code":
+            # runpy (``python -m``) asks for the code and runs it itself, with
+            # the spec's loader as __loader__ (wrapt#238, python-future#332).
+            self._unwrap(None)
+        return attribute
+
+    def __repr__(self) -> str:
+        return f"<pep726hook wrapper of {self._loader!r}>"
+
+    def _unwrap(self, module: object) -> None:
+        """Put the real loader back wherever this wrapper was left (wrapt#221)."""
+        loader = self._loader
+        if self._spec.loader is self:
+            self._spec.loader = loader
+        if module is None:
+            return
+        try:
+            namespace = object.__getattribute__(module, "__dict__")
+        except AttributeError:
+            return
+        spec = namespace.get("__spec__")
+        if spec is not None and getattr(spec, "loader", None) is self:
+            spec.loader = loader
+        if namespace.get("__loader__") is self:
+            # Straight into the namespace: this is bookkeeping, not a store a
+            # module hook should see.
+            namespace["__loader__"] = loader
+
+
+class ExecModuleWrapper(_LoaderWrapper):
+    """Wraps a loader that has ``exec_module``."""
+
+    __slots__ = ()
+
+    def create_module(self, spec: Any) -> Any:
+        """Delegate to the real loader."""
+        create_module = getattr(self._loader, "create_module", None)
+        return None if create_module is None else create_module(spec)
+
+    def exec_module(self, module: ModuleType) -> None:
+        """Run the module with hooks active, then keep them only if it defines one."""
+        self._unwrap(module)
+        engine = self._engine
+        name = self._spec.name
+        try:
+            class_before = engine.begin(module)
+        except Exception as error:
+            _warn_once(name, error)
+            class_before = None
+        try:
+            self._loader.exec_module(module)
+        except BaseException:
+            if class_before is not None:
+                try:
+                    engine.abort(module, class_before)
+                except Exception as error:
+                    _warn_once(name, error)
+            raise
+        try:
+            # The body may have put another object in sys.modules (importhook#4).
+            replacement = sys.modules.get(name, module)
+            engine.settle(module)
+            if replacement is not module:
+                engine.settle(replacement)
+        except Exception as error:
+            _warn_once(name, error)
+
+
+class LoadModuleWrapper(_LoaderWrapper):
+    """Wraps a legacy loader that only has ``load_module``.
+
+    The module body runs inside the real loader, so hooks can only take effect
+    once it has finished.
+    """
+
+    __slots__ = ()
+
+    def load_module(self, fullname: str) -> Any:
+        """Delegate, then upgrade what ``sys.modules`` holds if it defines a hook."""
+        self._unwrap(None)
+        module = self._loader.load_module(fullname)
+        try:
+            self._unwrap(module)
+            self._engine.settle(sys.modules.get(fullname, module))
+        except Exception as error:
+            _warn_once(fullname, error)
+        return module
+
+
+_LOADER_WRAPPERS = (ExecModuleWrapper, LoadModuleWrapper)
+
+if sys.implementation.name == "cpython":
+    # CPython trims importlib's own frames from the traceback of an exception
+    # raised by a module body, recognising them by file name.  Giving the
+    # wrapper's exec_module that name keeps tracebacks exactly as they are
+    # without us (CPython's test_import compares them frame by frame).
+    _code = ExecModuleWrapper.exec_module.__code__
+    ExecModuleWrapper.exec_module.__code__ = _code.replace(
+        co_filename="<frozen importlib._bootstrap_external>"
+    )
+    del _code

@@ -1,0 +1,159 @@
+"""Turning PEP 726 behaviour on and off for the whole interpreter."""
+
+from __future__ import annotations
+
+import sys
+
+import _thread
+
+from ._engines import create_engine, requested_engine_name
+from ._finder import Pep726Finder
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from types import ModuleType, TracebackType
+
+    from ._engines import Engine
+else:
+    ModuleType = type(sys)
+
+# Serialises install() and uninstall().  It is never held while an import runs
+# or user code is called back, so it cannot deadlock against the import
+# system's per-module locks taken by a thread that imports meanwhile.
+_lock = _thread.RLock()
+_active_engine: Engine | None = None
+
+
+class Installation:
+    """What :func:`install` returns; as a context manager it undoes that call.
+
+    Leaving the ``with`` block uninstalls only if this call was the one that
+    installed, so nested or repeated installs leave an outer one in place.
+    """
+
+    def __init__(self, engine_name: str, installed_now: bool) -> None:
+        self.engine = engine_name
+        self.installed_now = installed_now
+
+    def __repr__(self) -> str:
+        return f"<pep726hook.Installation engine={self.engine!r} installed_now={self.installed_now}>"
+
+    def __enter__(self) -> Installation:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        if self.installed_now:
+            uninstall()
+
+
+def install(engine: str | None = None) -> Installation:
+    """Give every module imported from now on PEP 726 behaviour.
+
+    *engine* is ``"auto"`` (native where available, else class), ``"native"``
+    or ``"class"``; None means ``$PEP726HOOK_ENGINE``, or ``"auto"`` when that
+    is unset.  Calling it again while installed changes nothing.  Modules
+    already imported whose namespace defines ``__setattr__`` or
+    ``__delattr__`` are upgraded on the spot.
+
+    Raises ValueError for an unknown engine name, EngineUnavailableError when
+    ``"native"`` cannot run here, and RuntimeError when already installed with
+    a different engine than the one named.
+    """
+    global _active_engine
+    name = requested_engine_name(engine)
+    with _lock:
+        if _active_engine is not None:
+            if name not in ("auto", _active_engine.name):
+                raise RuntimeError(
+                    f"pep726hook is already installed with the {_active_engine.name!r} "
+                    f"engine; call uninstall() before installing the {name!r} engine"
+                )
+            return Installation(_active_engine.name, installed_now=False)
+        new_engine = create_engine(name)
+        new_engine.activate()
+        try:
+            if new_engine.uses_finder:
+                _remove_finders()
+                sys.meta_path.insert(0, Pep726Finder(new_engine))
+            new_engine.upgrade_existing(sys.modules)
+        except BaseException:
+            _remove_finders()
+            new_engine.deactivate()
+            raise
+        _active_engine = new_engine
+        return Installation(new_engine.name, installed_now=True)
+
+
+def uninstall() -> None:
+    """Undo :func:`install`: remove the finder and put every upgraded module back.
+
+    Does nothing when not installed.
+    """
+    global _active_engine
+    with _lock:
+        if _active_engine is None:
+            return
+        _remove_finders()
+        _active_engine.deactivate()
+        _active_engine = None
+
+
+def is_installed() -> bool:
+    """Tell whether :func:`install` is in effect."""
+    return _active_engine is not None
+
+
+def engine() -> str | None:
+    """Return the name of the active engine (``"native"`` or ``"class"``), or None."""
+    active = _active_engine
+    return None if active is None else active.name
+
+
+def upgrade(module: ModuleType) -> ModuleType:
+    """Give one module object PEP 726 behaviour now, and return it.
+
+    For modules that did not come through the import system (``types.ModuleType``
+    objects, ``__main__`` set up by hand) or that defined their hooks after
+    being imported.  Raises RuntimeError when not installed and TypeError when
+    *module* is not a module.
+    """
+    if not isinstance(module, ModuleType):
+        raise TypeError(f"upgrade() needs a module, not {type(module).__name__}")
+    active = _active_engine
+    if active is None:
+        raise RuntimeError("pep726hook is not installed; call pep726hook.install() first")
+    active.upgrade(module)
+    return module
+
+
+def is_upgraded(module: ModuleType) -> bool:
+    """Tell whether stores and deletions on *module* call its hooks right now."""
+    active = _active_engine
+    return active is not None and active.is_upgraded(module)
+
+
+def ensure_finder_first() -> bool:
+    """Move our finder back to the front of ``sys.meta_path`` (pytest inserts its own there).
+
+    Returns whether the finder is installed.
+    """
+    with _lock:
+        finders = [f for f in sys.meta_path if isinstance(f, Pep726Finder)]
+        if not finders:
+            return False
+        finder = finders[0]
+        if sys.meta_path[0] is not finder:
+            sys.meta_path.remove(finder)
+            sys.meta_path.insert(0, finder)
+        return True
+
+
+def _remove_finders() -> None:
+    # Any instance counts, including one left by an earlier copy of this
+    # package, so that activation stays idempotent (cpython#75723).
+    sys.meta_path[:] = [f for f in sys.meta_path if type(f).__name__ != Pep726Finder.__name__]

@@ -1,0 +1,74 @@
+"""Shared fixtures: every test that uses ``engine`` runs once per available engine."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+import textwrap
+from pathlib import Path
+from typing import Callable, Iterator
+
+import pytest
+
+import pep726hook
+
+ENGINES = pep726hook.available_engines()
+
+
+def pytest_report_header() -> str:
+    return f"pep726hook engines available here: {', '.join(ENGINES)}"
+
+
+@pytest.fixture(autouse=True)
+def _leave_import_state_as_found(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Every test leaves sys.meta_path, sys.path and sys.modules as it found them."""
+    meta_path = list(sys.meta_path)
+    path = list(sys.path)
+    modules_before = set(sys.modules)
+    installed_before = pep726hook.is_installed()
+    yield
+    if not installed_before:
+        pep726hook.uninstall()
+    sys.meta_path[:] = meta_path
+    sys.path[:] = path
+    base = str(tmp_path_factory.getbasetemp())
+    for name in set(sys.modules) - modules_before:
+        module = sys.modules.get(name)
+        origin = str(getattr(module, "__file__", None) or "")
+        spec_origin = str(getattr(getattr(module, "__spec__", None), "origin", None) or "")
+        if origin.startswith(base) or spec_origin.startswith(base) or origin == "":
+            if not name.startswith(("pep726hook", "_pytest", "pytest", "hypothesis")):
+                sys.modules.pop(name, None)
+    importlib.invalidate_caches()
+
+
+@pytest.fixture(params=ENGINES)
+def engine(request: pytest.FixtureRequest) -> Iterator[str]:
+    """The name of an available engine, installed for the duration of the test."""
+    name: str = request.param
+    with pep726hook.install(name):
+        yield name
+
+
+@pytest.fixture
+def write_module(tmp_path: Path) -> Callable[..., Path]:
+    """Write ``name.py`` (or a package ``name/__init__.py``) into a directory on sys.path."""
+    root = tmp_path / "modules"
+    root.mkdir()
+    sys.path.insert(0, str(root))
+
+    def write(name: str, source: str, package: bool = False) -> Path:
+        parts = name.split(".")
+        directory = root.joinpath(*parts[:-1])
+        directory.mkdir(parents=True, exist_ok=True)
+        if package:
+            directory = directory / parts[-1]
+            directory.mkdir(exist_ok=True)
+            file = directory / "__init__.py"
+        else:
+            file = directory / f"{parts[-1]}.py"
+        file.write_text(textwrap.dedent(source), encoding="utf-8")
+        importlib.invalidate_caches()
+        return file
+
+    return write
