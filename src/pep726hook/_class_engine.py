@@ -106,7 +106,11 @@ def defines_hooks(module: object) -> bool:
 def _namespace_or_none(module: object) -> dict[str, Any] | None:
     if not isinstance(module, ModuleType):
         return None
-    return _namespace_of(module)
+    try:
+        return _namespace_of(module)
+    except TypeError:
+        # PyPy's _cffi_backend.Lib claims to be a module but has no module namespace.
+        return None
 
 
 def _lazy_module_class() -> type | None:
