@@ -1,0 +1,126 @@
+"""install(), uninstall() and the other public functions."""
+
+from __future__ import annotations
+
+import sys
+import types
+from pathlib import Path
+from typing import Callable
+
+import pytest
+
+import pep726hook
+from pep726hook._finder import Pep726Finder
+
+WriteModule = Callable[..., Path]
+
+
+def our_finders() -> list[object]:
+    return [f for f in sys.meta_path if isinstance(f, Pep726Finder)]
+
+
+def test_public_api_is_exactly_what_all_names() -> None:
+    public = {name for name in dir(pep726hook) if not name.startswith("_")}
+    assert public - {"annotations"} <= set(pep726hook.__all__)
+    for name in pep726hook.__all__:
+        assert hasattr(pep726hook, name)
+
+
+def test_install_twice_keeps_one_finder_and_one_engine(engine: str) -> None:
+    again = pep726hook.install()
+    assert not again.installed_now
+    assert again.engine == engine == pep726hook.engine()
+    expected = 1 if engine == "class" else 0
+    assert len(our_finders()) == expected
+    if engine == "class":
+        assert sys.meta_path[0] is our_finders()[0]
+
+
+def test_uninstall_restores_meta_path_and_module_classes(
+    engine: str, write_module: WriteModule
+) -> None:
+    write_module("hooked_then_uninstalled", "def __setattr__(name, value):\n    raise AttributeError(name)\n")
+    import hooked_then_uninstalled  # type: ignore[import-not-found]
+
+    with pytest.raises(AttributeError):
+        hooked_then_uninstalled.x = 1
+    pep726hook.uninstall()
+    assert not pep726hook.is_installed()
+    assert pep726hook.engine() is None
+    assert our_finders() == []
+    assert type(hooked_then_uninstalled) is types.ModuleType
+    hooked_then_uninstalled.x = 1
+    assert hooked_then_uninstalled.x == 1
+
+
+def test_uninstall_when_not_installed_does_nothing() -> None:
+    assert not pep726hook.is_installed()
+    pep726hook.uninstall()
+    assert not pep726hook.is_installed()
+
+
+def test_context_manager_uninstalls_only_what_it_installed() -> None:
+    with pep726hook.install("class") as outer:
+        assert outer.installed_now
+        with pep726hook.install() as inner:
+            assert not inner.installed_now
+        assert pep726hook.is_installed()
+    assert not pep726hook.is_installed()
+
+
+def test_install_upgrades_already_imported_modules_that_define_hooks(
+    write_module: WriteModule,
+) -> None:
+    write_module("imported_before_install", "seen = []\ndef __setattr__(n, v):\n    seen.append(n)\n")
+    import imported_before_install  # type: ignore[import-not-found]
+
+    imported_before_install.x = 1
+    assert imported_before_install.seen == []
+    for name in pep726hook.available_engines():
+        with pep726hook.install(name):
+            imported_before_install.y = 2
+            assert imported_before_install.seen == ["y"]
+        del imported_before_install.seen[:]
+
+
+def test_unknown_engine_name_is_a_value_error() -> None:
+    with pytest.raises(ValueError, match="engine must be one of 'auto', 'native', 'class', not 'fast'"):
+        pep726hook.install("fast")
+    assert not pep726hook.is_installed()
+
+
+def test_engine_variable_is_used_when_no_engine_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PEP726HOOK_ENGINE", "class")
+    with pep726hook.install() as installation:
+        assert installation.engine == "class"
+    monkeypatch.setenv("PEP726HOOK_ENGINE", "bogus")
+    with pytest.raises(ValueError, match=r"\$PEP726HOOK_ENGINE must be one of"):
+        pep726hook.install()
+
+
+def test_installing_a_different_engine_while_installed_is_refused() -> None:
+    other = {"class": "native", "native": "class"}
+    for name in pep726hook.available_engines():
+        with pep726hook.install(name):
+            if other[name] in pep726hook.available_engines():
+                with pytest.raises(RuntimeError, match="already installed"):
+                    pep726hook.install(other[name])
+            assert pep726hook.engine() == name
+
+
+def test_native_engine_request_fails_clearly_where_unavailable() -> None:
+    if "native" in pep726hook.available_engines():
+        pytest.skip("the native engine is available here")
+    with pytest.raises(pep726hook.EngineUnavailableError, match="native engine"):
+        pep726hook.install("native")
+    assert not pep726hook.is_installed()
+
+
+def test_auto_prefers_the_native_engine_where_available() -> None:
+    with pep726hook.install("auto") as installation:
+        assert installation.engine == pep726hook.available_engines()[0]
+
+
+def test_upgrade_needs_an_installed_engine() -> None:
+    with pytest.raises(RuntimeError, match="not installed"):
+        pep726hook.upgrade(types.ModuleType("m"))
