@@ -1,0 +1,82 @@
+"""Every example under examples/ runs and shows the behaviour it documents."""
+
+from __future__ import annotations
+
+import runpy
+import sys
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+
+EXPECTED_OUTPUT = {
+    "mpmath_guard": [
+        "working precision: 15 digits -> 3.14159265358979",
+        "AttributeError: mpguard.dps = 50 would not change the precision; set mpguard.mp.dps instead",
+        "working precision: 50 digits -> 3.14159265358979323846264338327950288",
+    ],
+    "mplib": [
+        "mplib.CONSTANT = 42    -> AttributeError: Read-only attribute!",
+        "del mplib.CONSTANT     -> AttributeError: Read-only attribute!",
+        "mplib.dps = 0          -> ValueError: Positive integer expected",
+        "prec, dps = 53 15",
+        "after mplib.dps = 5: prec, dps = 20 5",
+    ],
+    "constants": [
+        "physics.SPEED_OF_LIGHT = 3e8   -> AttributeError: physics.SPEED_OF_LIGHT is a constant",
+        "del physics.PLANCK             -> AttributeError: physics.PLANCK is a constant",
+        "lower-case names stay writable | c = 299792458",
+    ],
+    "deprecation": [
+        "default_color is now red",
+        "DeprecationWarning: shapes.default_colour is deprecated; use shapes.default_color",
+    ],
+    "cache_invalidation": [
+        "  (building the metric table)",
+        "length unit: m",
+        "length unit: m (cached)",
+        "  (building the imperial table)",
+        "length unit: ft",
+    ],
+    "sys_validation": [
+        "settings.registry = 123      -> TypeError: settings.registry must be a dict, not int",
+        "settings.excepthook = None   -> TypeError: settings.excepthook must be callable",
+        "del settings.excepthook      -> AttributeError: settings.excepthook cannot be deleted",
+        "registry: {'a': 1}",
+    ],
+}
+
+
+@pytest.fixture(autouse=True)
+def _forget_example_modules() -> Iterator[None]:
+    yield
+    for name, module in list(sys.modules.items()):
+        if str(getattr(module, "__file__", "") or "").startswith(str(EXAMPLES)):
+            del sys.modules[name]
+
+
+def test_every_example_directory_has_expected_output() -> None:
+    directories = {p.name for p in EXAMPLES.iterdir() if (p / "main.py").is_file()}
+    assert directories == set(EXPECTED_OUTPUT)
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED_OUTPUT))
+def test_example_shows_its_documented_behaviour(
+    engine: str, name: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    directory = EXAMPLES / name
+    sys.path.insert(0, str(directory))
+    runpy.run_path(str(directory / "main.py"), run_name="__main__")
+    assert capsys.readouterr().out.splitlines() == EXPECTED_OUTPUT[name]
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED_OUTPUT))
+def test_example_refuses_to_pass_without_the_hook(
+    name: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    directory = EXAMPLES / name
+    sys.path.insert(0, str(directory))
+    with pytest.raises(SystemExit, match="is pep726hook active"):
+        runpy.run_path(str(directory / "main.py"), run_name="__main__")
