@@ -252,9 +252,13 @@ if sys.implementation.name == "cpython":
     # CPython trims importlib's own frames from the traceback of an exception
     # raised by a module body, recognising them by file name.  Giving the
     # wrapper's exec_module that name keeps tracebacks exactly as they are
-    # without us (CPython's test_import compares them frame by frame).
+    # without us (CPython's test_import compares them frame by frame).  The
+    # name is that of its caller, _bootstrap._load_unlocked: when a loader's
+    # own exec_module fails and nothing is trimmed (test_import's
+    # test_import_bug), our frame then merges with its caller's file instead
+    # of showing up as an extra importlib frame.
     _code = ExecModuleWrapper.exec_module.__code__
     ExecModuleWrapper.exec_module.__code__ = _code.replace(
-        co_filename="<frozen importlib._bootstrap_external>"
+        co_filename="<frozen importlib._bootstrap>"
     )
     del _code
