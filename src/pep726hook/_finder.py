@@ -166,6 +166,17 @@ class _LoaderWrapper:
     def __repr__(self) -> str:
         return f"<pep726hook wrapper of {self._loader!r}>"
 
+    # importlib.util.find_spec() makes a new spec, so a new wrapper, on every
+    # call, and ModuleSpec.__eq__ compares loaders: compare what is wrapped
+    # (test_importlib test_util FindSpecTests.test_find_submodule).
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, _LoaderWrapper):
+            other = other._loader
+        return bool(self._loader == other)
+
+    def __hash__(self) -> int:
+        return hash(self._loader)
+
     def _unwrap(self, module: object) -> None:
         """Put the real loader back wherever this wrapper was left (wrapt#221)."""
         loader = self._loader
