@@ -1,0 +1,709 @@
+/* pep726hook._native: PEP 726 for every module by patching the module type's
+ * store/delete slot, the way the reference implementation (CPython PR #108261)
+ * did inside Objects/moduleobject.c.
+ *
+ * Design (see docs/native-engine.md for the measurements behind it):
+ *
+ *   ModuleType.__dict__['__setattr__'] / ['__delattr__'] become C method
+ *   descriptors (METH_FASTCALL) that look the hook up in the module's own
+ *   namespace, call it, and otherwise do the generic store/delete.  They are
+ *   what `super().__setattr__` in a ModuleType subclass reaches, so the
+ *   subclass runs first and the module hook second (the MRO rule).
+ *
+ *   ModuleType->tp_setattro then has to route `mod.x = v` to the same code.
+ *   On 3.8-3.12 typeobject.c's hackcheck() rejects `object.__setattr__(mod,
+ *   ...)` once ModuleType's slot is a C function other than the generic one,
+ *   but it skips types whose slot is slot_tp_setattro (the slot every Python
+ *   class defining __setattr__ gets).  So there the slot becomes the
+ *   interpreter's own slot_tp_setattro, read from a probe class, which calls
+ *   the method descriptors above.  3.13 applies hackcheck() to type objects
+ *   only, so there the slot points straight at hooked_setattro(): one C call
+ *   less on every module store.
+ *
+ * Everything here uses the public C API.  The patch of the slot is
+ * process-wide and belongs to the main interpreter; the namespace entries live
+ * in the type dict, which is shared by every interpreter up to 3.11 and is per
+ * interpreter from 3.12 on (PyType_GetDict).
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#if PY_VERSION_HEX >= 0x030D0000
+/* hackcheck() was relaxed in 3.13 to only guard type objects. */
+#  define DIRECT_SLOT_IS_SAFE 1
+#else
+#  define DIRECT_SLOT_IS_SAFE 0
+#endif
+
+/* ---- process-wide state (guarded by the GIL: the module refuses to load in
+ * interpreters with their own GIL and is not built for free-threading) ---- */
+
+/* The module type's slot before we patched it (the generic one). */
+static setattrofunc original_setattro = NULL;
+/* What we put in the slot: slot_tp_setattro or hooked_setattro. */
+static setattrofunc installed_setattro = NULL;
+/* The interpreter that patched the slot, or NULL when unpatched. */
+static PyInterpreterState *patch_owner = NULL;
+/* Interned "__setattr__" / "__delattr__".  From 3.12 on these are CPython's
+ * statically allocated, immortal identifiers, so hooked_setattro() may use them
+ * from any interpreter; before 3.12 all interpreters share one GIL. */
+static PyObject *setattr_key = NULL;
+static PyObject *delattr_key = NULL;
+
+/* ---- what install() put into a ModuleType dict, and what it replaced ---- */
+
+typedef struct {
+    /* Whether our descriptors are in this interpreter's ModuleType dict. */
+    int installed;
+    /* The entries install() replaced in ModuleType.__dict__, restored by
+     * uninstall(); NULL when the key was absent (3.13 dropped ModuleType's own
+     * tp_setattro, so its dict has no '__setattr__' there). */
+    PyObject *saved_setattr;
+    PyObject *saved_delattr;
+    /* Our method descriptors, to put there and to recognise them. */
+    PyObject *setattr_descr;
+    PyObject *delattr_descr;
+} entries_t;
+
+/* The main interpreter's entries live for the whole process, outside any
+ * module object: a second instance of this module (sys.modules entry deleted
+ * and imported again) must find the originals the first one saved. */
+static entries_t main_entries = {0, NULL, NULL, NULL, NULL};
+
+/* Module state: the entries of a sub-interpreter, whose ModuleType dict is its
+ * own from 3.12 on. */
+typedef struct {
+    entries_t entries;
+} native_state;
+
+static native_state *
+get_state(PyObject *module)
+{
+    return (native_state *)PyModule_GetState(module);
+}
+
+#if PY_VERSION_HEX < 0x03090000
+/* 3.8 has neither PyInterpreterState_Get() nor PyThreadState_GetInterpreter();
+ * the thread state's interp field is the documented way there. */
+#  define PyInterpreterState_Get() (PyThreadState_Get()->interp)
+#endif
+
+static int
+is_main_interpreter(void)
+{
+    return PyInterpreterState_Get() == PyInterpreterState_Main();
+}
+
+static PyMethodDef setattr_def;
+static PyMethodDef delattr_def;
+
+/* The entries of the current interpreter, descriptors created on first use. */
+static entries_t *
+get_entries(PyObject *module)
+{
+    entries_t *entries;
+    if (is_main_interpreter()) {
+        entries = &main_entries;
+    }
+    else {
+        native_state *state = get_state(module);
+        if (state == NULL) {
+            return NULL;
+        }
+        entries = &state->entries;
+    }
+    if (entries->setattr_descr == NULL) {
+        entries->setattr_descr = PyDescr_NewMethod(&PyModule_Type, &setattr_def);
+        if (entries->setattr_descr == NULL) {
+            return NULL;
+        }
+    }
+    if (entries->delattr_descr == NULL) {
+        entries->delattr_descr = PyDescr_NewMethod(&PyModule_Type, &delattr_def);
+        if (entries->delattr_descr == NULL) {
+            return NULL;
+        }
+    }
+    return entries;
+}
+
+static PyObject *
+module_type_dict(void)
+{
+    /* Returns a new reference. */
+#if PY_VERSION_HEX >= 0x030C0000
+    /* Static builtin types keep their dict per interpreter from 3.12 on;
+     * tp_dict is NULL there. */
+    return PyType_GetDict(&PyModule_Type);
+#else
+    PyObject *dict = PyModule_Type.tp_dict;
+    if (dict == NULL) {
+        PyErr_SetString(PyExc_SystemError, "ModuleType has no type dict");
+        return NULL;
+    }
+    Py_INCREF(dict);
+    return dict;
+#endif
+}
+
+/* ---- the hook dispatch ---- */
+
+static PyObject *
+call_hook(PyObject *hook, PyObject *name, PyObject *value)
+{
+#if PY_VERSION_HEX >= 0x03090000
+    PyObject *args[2] = {name, value};
+    return PyObject_Vectorcall(hook, args, value == NULL ? 1 : 2, NULL);
+#else
+    /* 3.8 only has the provisional _PyObject_Vectorcall. */
+    if (value == NULL) {
+        return PyObject_CallFunctionObjArgs(hook, name, NULL);
+    }
+    return PyObject_CallFunctionObjArgs(hook, name, value, NULL);
+#endif
+}
+
+/* The reference implementation's module_setattro: the hook is looked up in the
+ * module's own namespace only (no type lookup, no __getattr__); a key present
+ * with any value, None included, is called; its result is ignored. */
+static int
+hooked_setattro(PyObject *self, PyObject *name, PyObject *value)
+{
+    PyObject *dict = PyModule_Check(self) ? PyModule_GetDict(self) : NULL;
+    if (dict != NULL && PyDict_Check(dict)) {
+        PyObject *key = value == NULL ? delattr_key : setattr_key;
+        PyObject *hook = PyDict_GetItemWithError(dict, key);
+        if (hook != NULL) {
+            /* The hook may delete itself or clear the namespace while it
+             * runs; hold our own reference for the duration of the call. */
+            Py_INCREF(hook);
+            /* A hook that stores on its own module recurses through here;
+             * the C stack must end in RecursionError, not a crash. */
+            if (Py_EnterRecursiveCall(" in a module __setattr__/__delattr__ hook")) {
+                Py_DECREF(hook);
+                return -1;
+            }
+            PyObject *result = call_hook(hook, name, value);
+            Py_LeaveRecursiveCall();
+            Py_DECREF(hook);
+            if (result == NULL) {
+                return -1;
+            }
+            Py_DECREF(result);
+            return 0;
+        }
+        if (PyErr_Occurred()) {
+            return -1;
+        }
+    }
+    else if (PyErr_Occurred()) {
+        return -1;
+    }
+    return PyObject_GenericSetAttr(self, name, value);
+}
+
+static int
+check_name(PyObject *name)
+{
+    if (!PyUnicode_Check(name)) {
+        PyErr_Format(PyExc_TypeError, "attribute name must be string, not '%.200s'",
+                     Py_TYPE(name)->tp_name);
+        return -1;
+    }
+    return 0;
+}
+
+/* ModuleType.__setattr__(self, name, value).  The method descriptor has
+ * already checked that self is a module. */
+static PyObject *
+module_setattr_method(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2) {
+        PyErr_Format(PyExc_TypeError, "expected 2 arguments, got %zd", nargs);
+        return NULL;
+    }
+    if (check_name(args[0]) < 0 || hooked_setattro(self, args[0], args[1]) < 0) {
+        return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
+/* ModuleType.__delattr__(self, name). */
+static PyObject *
+module_delattr_method(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 1) {
+        PyErr_Format(PyExc_TypeError, "expected 1 argument, got %zd", nargs);
+        return NULL;
+    }
+    if (check_name(args[0]) < 0 || hooked_setattro(self, args[0], NULL) < 0) {
+        return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef setattr_def = {
+    "__setattr__", (PyCFunction)(void (*)(void))module_setattr_method, METH_FASTCALL,
+    "Implement setattr(self, name, value), calling the module's own __setattr__ "
+    "hook when its namespace defines one (PEP 726)."};
+
+static PyMethodDef delattr_def = {
+    "__delattr__", (PyCFunction)(void (*)(void))module_delattr_method, METH_FASTCALL,
+    "Implement delattr(self, name), calling the module's own __delattr__ "
+    "hook when its namespace defines one (PEP 726)."};
+
+/* ---- finding slot_tp_setattro ---- */
+
+static setattrofunc
+find_slot_tp_setattro(void)
+{
+    /* Any class whose __setattr__ is not a slot wrapper gets typeobject.c's
+     * slot_tp_setattro; None is the simplest such value. */
+    PyObject *probe = PyObject_CallFunction(
+        (PyObject *)&PyType_Type, "s(O){sO}", "_pep726hook_probe",
+        (PyObject *)&PyBaseObject_Type, "__setattr__", Py_None);
+    if (probe == NULL) {
+        return NULL;
+    }
+    setattrofunc slot = ((PyTypeObject *)probe)->tp_setattro;
+    Py_DECREF(probe);
+    if (slot == NULL || slot == PyObject_GenericSetAttr) {
+        PyErr_SetString(PyExc_RuntimeError,
+                        "could not find the interpreter's slot_tp_setattro");
+        return NULL;
+    }
+    return slot;
+}
+
+/* ---- subclasses made before the patch ---- */
+
+/* Heap subclasses copied ModuleType's slot when they were created.  Point those
+ * still on *from* at *to*, recursively (issue 3, item 2b).  Subclasses that
+ * define __setattr__/__delattr__ in Python have slot_tp_setattro and reach us
+ * through super(); they are left alone. */
+static int
+repoint_subclasses(PyTypeObject *type, setattrofunc from, setattrofunc to, int depth)
+{
+    if (depth > 200) {
+        /* Deeper hierarchies do not occur; refuse rather than overflow. */
+        PyErr_SetString(PyExc_RecursionError, "ModuleType subclass hierarchy too deep");
+        return -1;
+    }
+    PyObject *subclasses = PyObject_CallMethod((PyObject *)type, "__subclasses__", NULL);
+    if (subclasses == NULL) {
+        return -1;
+    }
+    if (!PyList_Check(subclasses)) {
+        Py_DECREF(subclasses);
+        PyErr_SetString(PyExc_TypeError, "__subclasses__() did not return a list");
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(subclasses); i++) {
+        PyObject *item = PyList_GET_ITEM(subclasses, i);
+        if (!PyType_Check(item)) {
+            continue;
+        }
+        PyTypeObject *sub = (PyTypeObject *)item;
+        if (sub->tp_setattro == from) {
+            sub->tp_setattro = to;
+        }
+        if (repoint_subclasses(sub, from, to, depth + 1) < 0) {
+            Py_DECREF(subclasses);
+            return -1;
+        }
+    }
+    Py_DECREF(subclasses);
+    return 0;
+}
+
+/* ---- install / uninstall ---- */
+
+/* Put *saved* back under *key*, or remove the key if it was absent. */
+static int
+restore_entry(PyObject *dict, PyObject *key, PyObject *saved)
+{
+    if (saved != NULL) {
+        return PyDict_SetItem(dict, key, saved);
+    }
+    if (PyDict_DelItem(dict, key) < 0) {
+        if (!PyErr_ExceptionMatches(PyExc_KeyError)) {
+            return -1;
+        }
+        PyErr_Clear();
+    }
+    return 0;
+}
+
+/* Put our descriptors into this interpreter's ModuleType dict, saving what
+ * was there.  On failure the dict is left as it was. */
+static int
+install_dict_entries(entries_t *state)
+{
+    if (state->installed) {
+        return 0;
+    }
+    PyObject *dict = module_type_dict();
+    if (dict == NULL) {
+        return -1;
+    }
+    PyObject *old_set = PyDict_GetItemWithError(dict, setattr_key);
+    if (old_set == NULL && PyErr_Occurred()) {
+        Py_DECREF(dict);
+        return -1;
+    }
+    Py_XINCREF(old_set);
+    PyObject *old_del = PyDict_GetItemWithError(dict, delattr_key);
+    if (old_del == NULL && PyErr_Occurred()) {
+        Py_XDECREF(old_set);
+        Py_DECREF(dict);
+        return -1;
+    }
+    Py_XINCREF(old_del);
+    if (PyDict_SetItem(dict, setattr_key, state->setattr_descr) < 0) {
+        goto fail;
+    }
+    if (PyDict_SetItem(dict, delattr_key, state->delattr_descr) < 0) {
+        (void)restore_entry(dict, setattr_key, old_set);
+        goto fail;
+    }
+    Py_DECREF(dict);
+    state->saved_setattr = old_set;
+    state->saved_delattr = old_del;
+    state->installed = 1;
+    /* Invalidates the method caches of ModuleType and all its subclasses. */
+    PyType_Modified(&PyModule_Type);
+    return 0;
+fail:
+    Py_XDECREF(old_set);
+    Py_XDECREF(old_del);
+    Py_DECREF(dict);
+    PyType_Modified(&PyModule_Type);
+    return -1;
+}
+
+static int
+uninstall_dict_entries(entries_t *state)
+{
+    if (!state->installed) {
+        return 0;
+    }
+    PyObject *dict = module_type_dict();
+    if (dict == NULL) {
+        return -1;
+    }
+    int rc = 0;
+    if (restore_entry(dict, setattr_key, state->saved_setattr) < 0 ||
+        restore_entry(dict, delattr_key, state->saved_delattr) < 0) {
+        rc = -1;
+    }
+    Py_DECREF(dict);
+    PyType_Modified(&PyModule_Type);
+    if (rc == 0) {
+        state->installed = 0;
+        Py_CLEAR(state->saved_setattr);
+        Py_CLEAR(state->saved_delattr);
+    }
+    return rc;
+}
+
+PyDoc_STRVAR(install_doc,
+"install(direct=None)\n--\n\n"
+"Patch ModuleType so that every module store/delete honours PEP 726 hooks.\n\n"
+"In the main interpreter this patches the process-wide slot and the\n"
+"ModuleType dict.  In a sub-interpreter it needs the main interpreter to\n"
+"have patched first, and then adds that interpreter's own dict entries\n"
+"(3.12+; before 3.12 the dict is shared and there is nothing to add).\n"
+"*direct* chooses the slot design (None: the safe one for this version;\n"
+"True on 3.8-3.12 breaks object.__setattr__ on modules and exists only for\n"
+"benchmarks).  Idempotent.");
+
+static PyObject *
+native_install(PyObject *module, PyObject *args, PyObject *kwargs)
+{
+    static char *kwlist[] = {"direct", NULL};
+    PyObject *direct_arg = Py_None;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|O:install", kwlist, &direct_arg)) {
+        return NULL;
+    }
+    if (!is_main_interpreter()) {
+        if (patch_owner == NULL) {
+            PyErr_SetString(PyExc_RuntimeError,
+                            "the native engine patches the module type for the whole "
+                            "process, so the main interpreter must install it first");
+            return NULL;
+        }
+#if PY_VERSION_HEX >= 0x030C0000
+        entries_t *entries = get_entries(module);
+        if (entries == NULL || install_dict_entries(entries) < 0) {
+            return NULL;
+        }
+#endif
+        Py_RETURN_NONE;
+    }
+    entries_t *entries = get_entries(module);
+    if (entries == NULL) {
+        return NULL;
+    }
+    if (patch_owner != NULL) {
+        if (install_dict_entries(entries) < 0) {
+            return NULL;
+        }
+        Py_RETURN_NONE;
+    }
+    int direct = DIRECT_SLOT_IS_SAFE;
+    if (direct_arg != Py_None) {
+        direct = PyObject_IsTrue(direct_arg);
+        if (direct < 0) {
+            return NULL;
+        }
+    }
+    if (PyModule_Type.tp_setattro != PyObject_GenericSetAttr) {
+        /* Someone else patched the slot: refuse rather than chain to an
+         * unknown function (or to slot_tp_setattro, which would loop). */
+        PyErr_SetString(PyExc_RuntimeError,
+                        "ModuleType's attribute store slot was already replaced by "
+                        "something other than pep726hook");
+        return NULL;
+    }
+    setattrofunc target = hooked_setattro;
+    if (!direct) {
+        target = find_slot_tp_setattro();
+        if (target == NULL) {
+            return NULL;
+        }
+    }
+    if (install_dict_entries(entries) < 0) {
+        return NULL;
+    }
+    if (repoint_subclasses(&PyModule_Type, PyObject_GenericSetAttr, target, 0) < 0) {
+        PyObject *type, *value, *tb;
+        PyErr_Fetch(&type, &value, &tb);
+        if (repoint_subclasses(&PyModule_Type, target, PyObject_GenericSetAttr, 0) < 0) {
+            PyErr_Clear();
+        }
+        (void)uninstall_dict_entries(entries);
+        PyErr_Restore(type, value, tb);
+        return NULL;
+    }
+    original_setattro = PyModule_Type.tp_setattro;
+    installed_setattro = target;
+    PyModule_Type.tp_setattro = target;
+    patch_owner = PyInterpreterState_Get();
+    Py_RETURN_NONE;
+}
+
+PyDoc_STRVAR(uninstall_doc,
+"uninstall()\n--\n\n"
+"Undo install() in this interpreter.  In the interpreter that patched the\n"
+"slot this also restores ModuleType's slot and its subclasses' slots.\n"
+"Idempotent.");
+
+static PyObject *
+native_uninstall(PyObject *module, PyObject *Py_UNUSED(ignored))
+{
+    if (!is_main_interpreter()) {
+#if PY_VERSION_HEX >= 0x030C0000
+        entries_t *entries = get_entries(module);
+        if (entries == NULL || uninstall_dict_entries(entries) < 0) {
+            return NULL;
+        }
+#endif
+        Py_RETURN_NONE;
+    }
+    entries_t *entries = get_entries(module);
+    if (entries == NULL) {
+        return NULL;
+    }
+    if (patch_owner != NULL) {
+        if (repoint_subclasses(&PyModule_Type, installed_setattro, original_setattro, 0) < 0) {
+            return NULL;
+        }
+        PyModule_Type.tp_setattro = original_setattro;
+        patch_owner = NULL;
+        installed_setattro = NULL;
+        PyType_Modified(&PyModule_Type);
+    }
+    if (uninstall_dict_entries(entries) < 0) {
+        return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
+PyDoc_STRVAR(upgrade_type_doc,
+"upgrade_type(cls)\n--\n\n"
+"Point the store slot of ModuleType subclass *cls* at the patched one if it\n"
+"still has the original generic slot.");
+
+static PyObject *
+native_upgrade_type(PyObject *module, PyObject *arg)
+{
+    (void)module;
+    if (!PyType_Check(arg) || !PyType_IsSubtype((PyTypeObject *)arg, &PyModule_Type)) {
+        PyErr_SetString(PyExc_TypeError, "upgrade_type() needs a ModuleType subclass");
+        return NULL;
+    }
+    PyTypeObject *cls = (PyTypeObject *)arg;
+    if (patch_owner != NULL && cls->tp_setattro == original_setattro) {
+        cls->tp_setattro = installed_setattro;
+    }
+    Py_RETURN_NONE;
+}
+
+PyDoc_STRVAR(type_reaches_hook_doc,
+"type_reaches_hook(cls)\n--\n\n"
+"Tell whether stores on instances of ModuleType subclass *cls* go through\n"
+"the patched slot or ModuleType's patched __setattr__.");
+
+static PyObject *
+native_type_reaches_hook(PyObject *module, PyObject *arg)
+{
+    (void)module;
+    if (!PyType_Check(arg)) {
+        PyErr_SetString(PyExc_TypeError, "type_reaches_hook() needs a type");
+        return NULL;
+    }
+    PyTypeObject *cls = (PyTypeObject *)arg;
+    if (patch_owner == NULL || !PyType_IsSubtype(cls, &PyModule_Type)) {
+        Py_RETURN_FALSE;
+    }
+    /* A class whose slot is still the original skips the hooks; any other
+     * slot (ours, or slot_tp_setattro of a Python-level __setattr__ that
+     * reaches ModuleType's through super()) gets there. */
+    return PyBool_FromLong(cls->tp_setattro != original_setattro);
+}
+
+PyDoc_STRVAR(state_doc,
+"state()\n--\n\n"
+"Return a dict describing the patch: 'patched' (process-wide slot),\n"
+"'owner_is_current' (this interpreter patched it), 'main' (this is the main\n"
+"interpreter), 'entries' (this interpreter's ModuleType dict holds our\n"
+"descriptors), 'direct' (the slot points straight at the C hook dispatch).");
+
+static PyObject *
+native_state_info(PyObject *module, PyObject *Py_UNUSED(ignored))
+{
+    entries_t *entries = get_entries(module);
+    if (entries == NULL) {
+        return NULL;
+    }
+    PyObject *dict = module_type_dict();
+    if (dict == NULL) {
+        return NULL;
+    }
+    PyObject *current = PyDict_GetItemWithError(dict, setattr_key);
+    Py_DECREF(dict);
+    if (current == NULL && PyErr_Occurred()) {
+        return NULL;
+    }
+    /* Before 3.12 sub-interpreters share the main interpreter's dict. */
+    int ours = current != NULL &&
+               (current == entries->setattr_descr || current == main_entries.setattr_descr);
+    PyInterpreterState *interp = PyInterpreterState_Get();
+    return Py_BuildValue(
+        "{sOsOsOsOsO}",
+        "patched", patch_owner != NULL ? Py_True : Py_False,
+        "owner_is_current", (patch_owner != NULL && patch_owner == interp) ? Py_True : Py_False,
+        "main", is_main_interpreter() ? Py_True : Py_False,
+        "entries", ours ? Py_True : Py_False,
+        "direct",
+        (patch_owner != NULL && installed_setattro == hooked_setattro) ? Py_True : Py_False);
+}
+
+static PyMethodDef native_methods[] = {
+    {"install", (PyCFunction)(void (*)(void))native_install, METH_VARARGS | METH_KEYWORDS,
+     install_doc},
+    {"uninstall", native_uninstall, METH_NOARGS, uninstall_doc},
+    {"upgrade_type", native_upgrade_type, METH_O, upgrade_type_doc},
+    {"type_reaches_hook", native_type_reaches_hook, METH_O, type_reaches_hook_doc},
+    {"state", native_state_info, METH_NOARGS, state_doc},
+    {NULL, NULL, 0, NULL},
+};
+
+/* ---- module lifecycle (multi-phase init, needed for sub-interpreters) ---- */
+
+static int
+native_exec(PyObject *module)
+{
+    if (setattr_key == NULL) {
+        /* Kept for the life of the process: the patched slot may use them
+         * until the very end. */
+        setattr_key = PyUnicode_InternFromString("__setattr__");
+        if (setattr_key == NULL) {
+            return -1;
+        }
+    }
+    if (delattr_key == NULL) {
+        delattr_key = PyUnicode_InternFromString("__delattr__");
+        if (delattr_key == NULL) {
+            return -1;
+        }
+    }
+    if (PyModule_AddIntConstant(module, "DIRECT_SLOT_IS_SAFE", DIRECT_SLOT_IS_SAFE) < 0) {
+        return -1;
+    }
+    return 0;
+}
+
+static int
+native_traverse(PyObject *module, visitproc visit, void *arg)
+{
+    native_state *state = get_state(module);
+    if (state == NULL) {
+        return 0;
+    }
+    Py_VISIT(state->entries.saved_setattr);
+    Py_VISIT(state->entries.saved_delattr);
+    Py_VISIT(state->entries.setattr_descr);
+    Py_VISIT(state->entries.delattr_descr);
+    return 0;
+}
+
+static int
+native_clear(PyObject *module)
+{
+    native_state *state = get_state(module);
+    if (state == NULL) {
+        return 0;
+    }
+    /* Only a sub-interpreter's entries live here, and they die with it: its
+     * ModuleType dict is being torn down at the same time. */
+    Py_CLEAR(state->entries.saved_setattr);
+    Py_CLEAR(state->entries.saved_delattr);
+    Py_CLEAR(state->entries.setattr_descr);
+    Py_CLEAR(state->entries.delattr_descr);
+    return 0;
+}
+
+static void
+native_free(void *module)
+{
+    (void)native_clear((PyObject *)module);
+}
+
+static PyModuleDef_Slot native_slots[] = {
+    {Py_mod_exec, (void *)native_exec},
+#if PY_VERSION_HEX >= 0x030C0000
+    /* Loadable in sub-interpreters sharing the main GIL, refused in those with
+     * their own GIL: the slot and the statics above are process-wide. */
+    {Py_mod_multiple_interpreters, Py_MOD_MULTIPLE_INTERPRETERS_SUPPORTED},
+#endif
+    {0, NULL},
+};
+
+static struct PyModuleDef native_module = {
+    PyModuleDef_HEAD_INIT,
+    "pep726hook._native",
+    "PEP 726 module __setattr__/__delattr__ through a patched ModuleType slot.",
+    sizeof(native_state),
+    native_methods,
+    native_slots,
+    native_traverse,
+    native_clear,
+    native_free,
+};
+
+PyMODINIT_FUNC
+PyInit__native(void)
+{
+    return PyModuleDef_Init(&native_module);
+}
