@@ -7,12 +7,19 @@ engine (the class engine needs no compiler).
 
 from __future__ import annotations
 
+import os
 import platform
 import sys
 import sysconfig
 
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
+from setuptools.command.build_py import build_py
+
+try:
+    from setuptools.command.editable_wheel import editable_wheel
+except ImportError:  # setuptools < 64 has no PEP 660 editable installs
+    editable_wheel = None
 
 
 class OptionalBuildExt(build_ext):
@@ -45,4 +52,62 @@ def _native_extensions() -> list[Extension]:
     return [Extension("pep726hook._native", ["src/pep726hook/_native.c"])]
 
 
-setup(ext_modules=_native_extensions(), cmdclass={"build_ext": OptionalBuildExt})
+# Start-up files that go to the root of site-packages, not into the package:
+# the .pth line activates the hook in processes started with PEP726HOOK=1, and
+# the PEP 829 .start file does the same on Python 3.15+.  Named to sort after
+# setuptools' __editable__*.pth, so an editable install's path is set up first.
+STARTUP_FILES = ("pep726hook.pth", "pep726hook.start")
+_HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def _startup_file(name: str) -> str:
+    return os.path.join(_HERE, "src", name)
+
+
+class BuildPyWithStartupFiles(build_py):
+    """Build the package and put the start-up files at the wheel's root."""
+
+    def run(self) -> None:
+        super().run()
+        for name in STARTUP_FILES:
+            self.copy_file(_startup_file(name), os.path.join(self.build_lib, name))
+
+    def get_outputs(self, include_bytecode: bool = True) -> list[str]:
+        outputs = list(super().get_outputs(include_bytecode))
+        return outputs + [os.path.join(self.build_lib, name) for name in STARTUP_FILES]
+
+
+class _StrategyWithStartupFiles:
+    """Wraps an editable-install strategy to add the start-up files to its wheel."""
+
+    def __init__(self, strategy: object) -> None:
+        self._strategy = strategy
+
+    def __enter__(self) -> _StrategyWithStartupFiles:
+        self._strategy.__enter__()
+        return self
+
+    def __exit__(self, *exc_info: object) -> object:
+        return self._strategy.__exit__(*exc_info)
+
+    def __call__(self, wheel: object, files: object, mapping: object) -> None:
+        self._strategy(wheel, files, mapping)
+        for name in STARTUP_FILES:
+            wheel.write(_startup_file(name), arcname=name)
+
+
+cmdclass: dict[str, type] = {"build_ext": OptionalBuildExt, "build_py": BuildPyWithStartupFiles}
+
+if editable_wheel is not None:
+
+    class EditableWheelWithStartupFiles(editable_wheel):
+        """``pip install -e``: the editable wheel carries the start-up files too."""
+
+        def _select_strategy(self, *args: object, **kwargs: object) -> object:
+            strategy = super()._select_strategy(*args, **kwargs)
+            return _StrategyWithStartupFiles(strategy)
+
+    cmdclass["editable_wheel"] = EditableWheelWithStartupFiles
+
+
+setup(ext_modules=_native_extensions(), cmdclass=cmdclass)

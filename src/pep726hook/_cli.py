@@ -1,0 +1,241 @@
+"""The ``pep726hook`` command and ``python -m pep726hook``.
+
+``pep726hook [run] [--engine E] [--] TARGET [args...]`` runs TARGET as
+``python TARGET args...`` would, with PEP 726 hooks on; ``pep726hook scan ...``
+hands over to the scanner.  Only our own options come before TARGET; whatever
+follows it belongs to the target, as with ``python``, ``coverage run`` and
+``pdb``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+
+from . import __version__
+from ._engines import ENGINE_NAMES, ENGINE_VARIABLE, available_engines, requested_engine_name
+from ._install import engine as active_engine
+from ._install import install, uninstall
+from ._runner import Runner, TargetError, report_exception
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Sequence
+
+#: Set by the runner so that child Python processes activate the hook at start-up.
+ACTIVATION_VARIABLE = "PEP726HOOK"
+USAGE_STATUS = 2
+
+USAGE = """\
+usage: {prog} [--engine ENGINE] [--] TARGET [args ...]
+       {prog} run [--engine ENGINE] [--] TARGET [args ...]
+       {prog} scan [scan arguments ...]
+       {prog} -h | --help | --version
+"""
+
+HELP = """\
+Run a Python program with PEP 726 module __setattr__/__delattr__ hooks on.
+
+TARGET is what you would give python itself:
+  script.py            run a script file
+  DIRECTORY | ZIPFILE  run the __main__.py inside it
+  -m module            run a module (a package runs its __main__)
+  -c code              run a string of code
+Everything after TARGET is passed to the program in sys.argv.
+
+options (only before TARGET):
+  --engine ENGINE  auto, native or class (default: ${variable}, else auto)
+  --               end of our options: the next argument is a script path
+  -h, --help       show this help and exit
+  --version        show the version and exit
+
+subcommands:
+  run              the same as giving TARGET directly (for a script named "scan")
+  scan             hand the remaining arguments to the pep726hook scanner
+
+The program runs as __main__ exactly as with `python TARGET`, and
+{activation}=1 and {variable}=<engine> are exported so that child
+Python processes (subprocess, multiprocessing, concurrent.futures) start with
+the hook on as well.  Exit status: the program's own; 1 after an uncaught
+exception, 130 after Ctrl-C, 2 for a usage error.
+"""
+
+
+class UsageError(Exception):
+    """The command line is wrong; the message says how."""
+
+
+class Options:
+    """What the command line asks for."""
+
+    def __init__(
+        self,
+        action: str,
+        kind: str = "",
+        target: str = "",
+        args: Sequence[str] = (),
+        engine: str | None = None,
+    ) -> None:
+        self.action = action
+        self.kind = kind
+        self.target = target
+        self.args: list[str] = list(args)
+        self.engine: str | None = engine
+
+    def __repr__(self) -> str:
+        return (
+            f"Options(action={self.action!r}, kind={self.kind!r}, target={self.target!r}, "
+            f"args={self.args!r}, engine={self.engine!r})"
+        )
+
+
+def parse_run_arguments(argv: Sequence[str]) -> Options:
+    """Parse ``[--engine E] [--] TARGET [args...]``; raise :class:`UsageError` if wrong."""
+    engine: str | None = None
+    index = 0
+    while index < len(argv):
+        arg = argv[index]
+        if arg == "--":
+            if index + 1 >= len(argv):
+                raise UsageError("missing TARGET after '--'")
+            return Options("run", "script", argv[index + 1], argv[index + 2 :], engine)
+        if arg in ("-h", "--help"):
+            return Options("help")
+        if arg == "--version":
+            return Options("version")
+        if arg == "--engine" or arg.startswith("--engine="):
+            engine, index = _engine_option(argv, index)
+            continue
+        if arg.startswith(("-m", "-c")):
+            return _flagged_target(argv, index, engine)
+        if arg == "-":
+            raise UsageError("reading the program from standard input is not supported")
+        if arg.startswith("-"):
+            raise UsageError(
+                f"unrecognized option {arg!r} (the program's own options go after TARGET)"
+            )
+        return Options("run", "script", arg, argv[index + 1 :], engine)
+    raise UsageError("missing TARGET (a script, a directory or zip file, -m module or -c code)")
+
+
+def _engine_option(argv: Sequence[str], index: int) -> tuple[str, int]:
+    """Read ``--engine E`` or ``--engine=E`` at *index*; return E and the next index."""
+    arg = argv[index]
+    if "=" in arg:
+        value = arg.partition("=")[2]
+    else:
+        index += 1
+        if index >= len(argv):
+            raise UsageError("argument --engine: expected one argument")
+        value = argv[index]
+    if value not in ENGINE_NAMES:
+        choices = ", ".join(repr(name) for name in ENGINE_NAMES)
+        raise UsageError(f"argument --engine: invalid choice: {value!r} (choose from {choices})")
+    return value, index + 1
+
+
+def _flagged_target(argv: Sequence[str], index: int, engine: str | None) -> Options:
+    """Read ``-m module`` / ``-c code`` (also glued, ``-mmodule``) at *index*."""
+    flag, value = argv[index][:2], argv[index][2:]
+    kind, what = ("module", "a module name") if flag == "-m" else ("code", "code")
+    rest = index + 1
+    if not value:
+        if rest >= len(argv):
+            raise UsageError(f"argument {flag}: expected {what}")
+        value = argv[rest]
+        rest += 1
+    return Options("run", kind, value, argv[rest:], engine)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of ``pep726hook`` and ``python -m pep726hook``; return the exit status."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    prog = program_name()
+    if args and args[0] == "scan":
+        return _scan(prog, args[1:])
+    if args and args[0] == "run":
+        args = args[1:]
+    try:
+        options = parse_run_arguments(args)
+    except UsageError as error:
+        return usage_error(prog, str(error))
+    if options.action == "help":
+        sys.stdout.write(USAGE.format(prog=prog) + "\n")
+        sys.stdout.write(HELP.format(variable=ENGINE_VARIABLE, activation=ACTIVATION_VARIABLE))
+        return 0
+    if options.action == "version":
+        implementation = sys.implementation.name
+        python = ".".join(str(part) for part in sys.version_info[:3])
+        engines = ", ".join(available_engines())
+        sys.stdout.write(
+            f"pep726hook {__version__} ({implementation} {python}; engines: {engines})\n"
+        )
+        return 0
+    return run(options, prog)
+
+
+def run(options: Options, prog: str = "pep726hook") -> int:
+    """Install the hook, export it to child processes, and run the target."""
+    try:
+        used = install_for_run(options.engine)
+    except (ValueError, RuntimeError) as error:
+        # Unknown $PEP726HOOK_ENGINE, or an engine that cannot run here.
+        return usage_error(prog, str(error))
+    os.environ[ACTIVATION_VARIABLE] = "1"
+    os.environ[ENGINE_VARIABLE] = used
+    runner = Runner(options.kind, options.target, options.args)
+    try:
+        runner.prepare()
+    except TargetError as error:
+        sys.stderr.write(f"{prog}: {error}\n")
+        return error.status
+    except SystemExit:
+        raise
+    except BaseException as error:
+        # `-m pkg.mod` imports pkg first: its exceptions are the program's own.
+        return report_exception(error)
+    return runner.run()
+
+
+def install_for_run(engine: str | None) -> str:
+    """Install the hook with *engine*, None meaning ``$PEP726HOOK_ENGINE``; return the engine used.
+
+    The hook may already be on because this process started with
+    ``PEP726HOOK=1``; an explicitly different engine then replaces it.
+    """
+    requested = requested_engine_name(engine)
+    current = active_engine()
+    if current is not None and requested not in ("auto", current):
+        uninstall()
+    install(requested)
+    used = active_engine()
+    assert used is not None
+    return used
+
+
+def program_name() -> str:
+    """The name to show in messages: how the user started us."""
+    argv0 = sys.argv[0] if sys.argv else ""
+    if os.path.basename(argv0) == "__main__.py":
+        return "python -m pep726hook"
+    return os.path.basename(argv0) or "pep726hook"
+
+
+def usage_error(prog: str, message: str) -> int:
+    """Report a usage error as argparse does: usage, then ``prog: error: message``."""
+    sys.stderr.write(USAGE.format(prog=prog))
+    sys.stderr.write(f"{prog}: error: {message}\n")
+    return USAGE_STATUS
+
+
+def _scan(prog: str, argv: list[str]) -> int:
+    # Imported only when asked for: running a program must not pay for it.
+    try:
+        scanner = importlib.import_module(f"{__package__}._scan")
+    except ImportError as error:
+        if error.name != f"{__package__}._scan":
+            raise
+        return usage_error(prog, "the scan subcommand is not available in this installation")
+    status = scanner.main(argv)
+    return int(status or 0)

@@ -1,0 +1,286 @@
+"""Run a script, module, directory, zip file or code string as ``__main__``.
+
+The runner does what ``python TARGET args`` does, with the hook already
+installed: it prepares ``sys.argv``, ``sys.path[0]`` and a real ``__main__``
+module (the shape of coverage.py's ``execfile.PyRunner``), then runs the
+target's code in that module.  Module resolution (``-m``, and ``__main__`` of a
+directory or zip file) is runpy's own, as pdb and cProfile use it, so packages,
+error messages and ``__spec__`` come out as Python gives them.
+"""
+
+from __future__ import annotations
+
+import builtins
+import os
+import runpy
+import sys
+from importlib.machinery import BuiltinImporter, SourceFileLoader, SourcelessFileLoader
+from importlib.util import MAGIC_NUMBER
+
+from ._install import upgrade
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from types import CodeType, ModuleType, TracebackType
+    from typing import Any, Sequence
+else:
+    ModuleType = type(sys)
+
+#: Exit status of a process stopped by Ctrl-C, as shells report it (128 + SIGINT).
+KEYBOARD_INTERRUPT_STATUS = 130
+
+# Files whose frames are ours or runpy's: they are trimmed from the front of a
+# traceback so that the user sees what ``python TARGET`` would have shown.
+_HERE = os.path.dirname(os.path.abspath(__file__))
+_RUNNER_FILES = frozenset(
+    {
+        os.path.join(_HERE, "_runner.py"),
+        os.path.join(_HERE, "_cli.py"),
+        os.path.join(_HERE, "__main__.py"),
+        os.path.abspath(runpy.__file__) if runpy.__file__ else "",
+        "<frozen runpy>",
+    }
+)
+
+
+class TargetError(Exception):
+    """The target cannot be run; the message is what ``python`` would say.
+
+    *status* is the exit status ``python`` itself gives for the same mistake.
+    """
+
+    def __init__(self, message: str, status: int) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+class _RunpyError(Exception):
+    """Raised by runpy's module resolution for a module it cannot run."""
+
+
+class Runner:
+    """Prepares ``__main__`` for one target, then runs it.
+
+    *kind* is ``"script"`` (a file, a directory or a zip file), ``"module"``
+    (``-m``) or ``"code"`` (``-c``); *target* is the path, module name or
+    source as typed; *args* are the target's own arguments.
+    """
+
+    def __init__(self, kind: str, target: str, args: Sequence[str]) -> None:
+        if kind not in ("script", "module", "code"):
+            raise ValueError(f"unknown target kind {kind!r}")
+        self.kind = kind
+        self.target = target
+        self.args = list(args)
+        self.module: ModuleType | None = None
+        self.code: CodeType | None = None
+
+    # -- preparing ---------------------------------------------------------
+
+    def prepare(self) -> ModuleType:
+        """Set up ``sys.argv``, ``sys.path[0]`` and a fresh ``__main__``; return it.
+
+        Raises :class:`TargetError` when the target cannot be found or read.
+        Code that the target owns may already run here: ``-m pkg.mod`` imports
+        ``pkg`` first, as Python does, so install the hook before calling this.
+        """
+        if self.kind == "code":
+            self._prepare_code()
+        elif self.kind == "module":
+            self._prepare_module()
+        else:
+            importer = _path_importer(self.target)
+            if importer is None:
+                self._prepare_script()
+            else:
+                self._prepare_main_of(self.target)
+        module = self.module
+        assert module is not None
+        # A module object, never a bare dict: pickle looks classes up on
+        # sys.modules['__main__'] (cpython#132737).
+        sys.modules["__main__"] = module
+        # Upgraded before its code runs, so `import __main__; __main__.x = 1`
+        # calls a hook the target defines even while its body still runs.
+        upgrade(module)
+        return module
+
+    def _prepare_code(self) -> None:
+        # python -c puts '' (the current directory, looked up at each import) first.
+        _set_path0("")
+        sys.argv = ["-c", *self.args]
+        self.code = _compile(self.target.encode("utf-8"), "<string>")
+        self.module = _new_main({"__loader__": BuiltinImporter})
+
+    def _prepare_module(self) -> None:
+        _set_path0(os.getcwd())
+        # While the module is being found, Python reports argv[0] as "-m".
+        sys.argv = ["-m", *self.args]
+        try:
+            _name, spec, code = runpy._get_module_details(  # type: ignore[attr-defined]
+                self.target, _RunpyError
+            )
+        except _RunpyError as error:
+            raise TargetError(str(error), 1) from None
+        self.code = code
+        self.module = _new_main(_namespace_from_spec(spec))
+        sys.argv[0] = spec.origin
+
+    def _prepare_main_of(self, location: str) -> None:
+        """A directory or zip file: run its ``__main__`` as Python does (via runpy)."""
+        path_entry = location if sys.version_info < (3, 9) else os.path.abspath(location)
+        # Python puts the archive first even under -P: that is where __main__ is.
+        if _safe_path():
+            sys.path.insert(0, path_entry)
+        else:
+            _set_path0(path_entry)
+        sys.argv = [self.target, *self.args]
+        try:
+            _name, spec, code = runpy._get_main_module_details(  # type: ignore[attr-defined]
+                _RunpyError
+            )
+        except _RunpyError as error:
+            raise TargetError(str(error), 1) from None
+        self.code = code
+        self.module = _new_main(_namespace_from_spec(spec))
+
+    def _prepare_script(self) -> None:
+        typed = self.target
+        # 3.9+ gives __main__.__file__ (and code objects) the absolute path.
+        filename = typed if sys.version_info < (3, 9) else os.path.abspath(typed)
+        try:
+            with open(typed, "rb") as file:
+                data = file.read()
+        except OSError as error:
+            shown = os.path.abspath(typed)
+            raise TargetError(
+                f"can't open file {shown!r}: [Errno {error.errno}] {error.strerror}", 2
+            ) from None
+        if not _safe_path():
+            # Python uses the directory of the script with symlinks resolved.
+            _set_path0(os.path.dirname(os.path.realpath(typed)))
+        sys.argv = [typed, *self.args]
+        loader: Any
+        if _is_compiled(typed, data):
+            loader = SourcelessFileLoader("__main__", filename)
+            try:
+                self.code = loader.get_code("__main__")
+            except ImportError as error:
+                raise TargetError(f"can't run {shown_name(typed)}: {error}", 1) from None
+        else:
+            loader = SourceFileLoader("__main__", filename)
+            self.code = _compile(data, filename)
+        self.module = _new_main({"__file__": filename, "__cached__": None, "__loader__": loader})
+
+    # -- running -----------------------------------------------------------
+
+    def run(self) -> int:
+        """Run the prepared code in ``__main__``; return the exit status.
+
+        ``SystemExit`` passes through untouched.  Any other exception is
+        reported through ``sys.excepthook`` without our frames and gives 1,
+        or 130 for ``KeyboardInterrupt``.
+        """
+        if self.module is None or self.code is None:
+            self.prepare()
+        module, code = self.module, self.code
+        assert module is not None and code is not None
+        try:
+            exec(code, module.__dict__)
+        except SystemExit:
+            raise
+        except BaseException as error:
+            return report_exception(error)
+        return 0
+
+
+def report_exception(error: BaseException) -> int:
+    """Print *error* as an uncaught exception, minus runner frames; return its status."""
+    error.__traceback__ = without_runner_frames(error.__traceback__)
+    sys.excepthook(type(error), error, error.__traceback__)
+    if isinstance(error, KeyboardInterrupt):
+        return KEYBOARD_INTERRUPT_STATUS
+    return 1
+
+
+def without_runner_frames(traceback: TracebackType | None) -> TracebackType | None:
+    """Drop the leading frames that belong to the runner (or runpy) from *traceback*."""
+    while traceback is not None and traceback.tb_frame.f_code.co_filename in _RUNNER_FILES:
+        traceback = traceback.tb_next
+    return traceback
+
+
+def shown_name(path: str) -> str:
+    """Quote *path* the way Python's own start-up messages do."""
+    return repr(os.path.abspath(path))
+
+
+def _path_importer(path: str) -> object | None:
+    """Return the path entry finder for *path* if it is a directory or zip file.
+
+    This is how runpy and Python's start-up tell "run ``__main__`` from here"
+    apart from "run this file".
+    """
+    import pkgutil
+
+    if not os.path.exists(path):
+        return None
+    try:
+        return pkgutil.get_importer(path)
+    except ImportError:
+        return None
+
+
+def _safe_path() -> bool:
+    # -P / PYTHONSAFEPATH (3.11+): nothing unsafe is put in front of sys.path.
+    return bool(getattr(sys.flags, "safe_path", False))
+
+
+def _set_path0(entry: str) -> None:
+    """Replace the entry Python put first for the runner itself with the target's."""
+    if _safe_path():
+        return
+    if sys.path:
+        sys.path[0] = entry
+    else:
+        sys.path.insert(0, entry)
+
+
+def _is_compiled(path: str, data: bytes) -> bool:
+    return path.endswith(".pyc") or data[:4] == MAGIC_NUMBER
+
+
+def _compile(source: bytes, filename: str) -> CodeType:
+    # Bytes so that a coding declaration is honoured; dont_inherit so that our
+    # own `from __future__ import annotations` does not leak into the target.
+    return compile(source, filename, "exec", dont_inherit=True)
+
+
+def _namespace_from_spec(spec: Any) -> dict[str, Any]:
+    # The globals runpy._run_code gives a module run with `python -m`.
+    return {
+        "__file__": spec.origin,
+        "__cached__": spec.cached,
+        "__loader__": spec.loader,
+        "__package__": spec.parent,
+        "__spec__": spec,
+    }
+
+
+def _new_main(extra: dict[str, Any]) -> ModuleType:
+    """Return a fresh ``__main__`` with the globals Python gives its main module."""
+    module = ModuleType("__main__")
+    namespace = module.__dict__
+    if sys.version_info < (3, 14):
+        # 3.14 creates module annotations lazily (PEP 649); before, __main__ has them.
+        namespace["__annotations__"] = {}
+    namespace.update(
+        {
+            "__builtins__": builtins,
+            "__doc__": None,
+            "__loader__": None,
+            "__package__": None,
+            "__spec__": None,
+        }
+    )
+    namespace.update(extra)
+    return module
