@@ -36,9 +36,9 @@ def _leave_import_state_as_found(tmp_path_factory: pytest.TempPathFactory) -> It
         module = sys.modules.get(name)
         origin = str(getattr(module, "__file__", None) or "")
         spec_origin = str(getattr(getattr(module, "__spec__", None), "origin", None) or "")
-        if origin.startswith(base) or spec_origin.startswith(base) or origin == "":
-            if not name.startswith(("pep726hook", "_pytest", "pytest", "hypothesis")):
-                sys.modules.pop(name, None)
+        made_by_test = origin.startswith(base) or spec_origin.startswith(base) or origin == ""
+        if made_by_test and not name.startswith(("pep726hook", "_pytest", "pytest", "hypothesis")):
+            sys.modules.pop(name, None)
     importlib.invalidate_caches()
 
 

@@ -39,7 +39,9 @@ def test_install_twice_keeps_one_finder_and_one_engine(engine: str) -> None:
 def test_uninstall_restores_meta_path_and_module_classes(
     engine: str, write_module: WriteModule
 ) -> None:
-    write_module("hooked_then_uninstalled", "def __setattr__(name, value):\n    raise AttributeError(name)\n")
+    write_module(
+        "hooked_then_uninstalled", "def __setattr__(name, value):\n    raise AttributeError(name)\n"
+    )
     import hooked_then_uninstalled  # type: ignore[import-not-found]
 
     with pytest.raises(AttributeError):
@@ -71,7 +73,9 @@ def test_context_manager_uninstalls_only_what_it_installed() -> None:
 def test_install_upgrades_already_imported_modules_that_define_hooks(
     write_module: WriteModule,
 ) -> None:
-    write_module("imported_before_install", "seen = []\ndef __setattr__(n, v):\n    seen.append(n)\n")
+    write_module(
+        "imported_before_install", "seen = []\ndef __setattr__(n, v):\n    seen.append(n)\n"
+    )
     import imported_before_install  # type: ignore[import-not-found]
 
     imported_before_install.x = 1
@@ -84,7 +88,9 @@ def test_install_upgrades_already_imported_modules_that_define_hooks(
 
 
 def test_unknown_engine_name_is_a_value_error() -> None:
-    with pytest.raises(ValueError, match="engine must be one of 'auto', 'native', 'class', not 'fast'"):
+    with pytest.raises(
+        ValueError, match="engine must be one of 'auto', 'native', 'class', not 'fast'"
+    ):
         pep726hook.install("fast")
     assert not pep726hook.is_installed()
 

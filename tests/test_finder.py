@@ -53,7 +53,6 @@ class RecordingFinder(importlib.abc.MetaPathFinder):
 
     def find_spec(self, fullname: str, path: Any, target: Any = None) -> None:
         self.calls.append((fullname, path, target))
-        return None
 
 
 class DictSourceLoader(importlib.abc.Loader):
@@ -205,9 +204,7 @@ def test_resources_work_during_and_after_execution(engine: str, write_module: Wr
     """Row 7: resource readers are reached through the real loader."""
     package = write_module(
         "with_data",
-        HOOKED
-        + "import pkgutil\n"
-        + "during = pkgutil.get_data(__name__, 'data.txt')\n",
+        HOOKED + "import pkgutil\n" + "during = pkgutil.get_data(__name__, 'data.txt')\n",
         package=True,
     )
     (package.parent / "data.txt").write_text("payload", encoding="utf-8")
@@ -281,9 +278,7 @@ def test_threads_importing_modules_that_import_each_other_finish(
     # A genuine import cycle between threads is resolved by importlib's deadlock
     # detection: one side may see a partially initialised module or get
     # importlib's _DeadlockError, exactly as without the hook.
-    assert all(
-        isinstance(e, ImportError) or "deadlock" in str(e) for e in errors
-    ), errors
+    assert all(isinstance(e, ImportError) or "deadlock" in str(e) for e in errors), errors
     for name in ("ping", "pong"):
         module = sys.modules[name]
         module.x = 1
@@ -363,9 +358,7 @@ def test_extension_modules_import_through_the_wrapper(engine: str) -> None:
     pytest.skip("no unimported extension module found")
 
 
-@pytest.mark.skipif(
-    sys.implementation.name != "cpython", reason="CPython's own traceback trimming"
-)
+@pytest.mark.skipif(sys.implementation.name != "cpython", reason="CPython's own traceback trimming")
 def test_traceback_of_a_failing_body_shows_no_wrapper_frames(
     engine: str, write_module: WriteModule
 ) -> None:

@@ -242,9 +242,7 @@ def test_namespace_writes_bypass_hooks(engine: str, write_module: WriteModule) -
     assert (bypass.via_global_statement, bypass.via_dict) == (3, 4)
 
 
-def test_hook_is_active_while_the_module_body_runs(
-    engine: str, write_module: WriteModule
-) -> None:
+def test_hook_is_active_while_the_module_body_runs(engine: str, write_module: WriteModule) -> None:
     # The PEP's own example: before the def the store is plain, after it the
     # hook sees it, even though the module is still being executed.
     write_module(
@@ -335,7 +333,7 @@ def test_module_setting_its_own_class_keeps_it_and_gets_hooks(
     guarded.prec = 100
     # The class's own __setattr__ runs first and reaches the hook through super().
     assert guarded.order == [("guard", "prec"), ("hook", "prec")]
-    with pytest.raises(AttributeError, match="mp.mp.dps"):
+    with pytest.raises(AttributeError, match=r"mp\.mp\.dps"):
         guarded.dps = 50
     assert guarded.prec == 100
 
@@ -484,7 +482,8 @@ def test_dunder_passing_recipe_lets_submodules_and_reload_through(
         """
         import types
         def __setattr__(name, value):
-            if (name.startswith("__") and name.endswith("__")) or isinstance(value, types.ModuleType):
+            dunder = name.startswith("__") and name.endswith("__")
+            if dunder or isinstance(value, types.ModuleType):
                 globals()[name] = value
                 return
             raise AttributeError(f"{__name__} is read-only")

@@ -8,7 +8,9 @@ system = "metric"
 @functools.lru_cache(maxsize=None)
 def table():
     print(f"  (building the {system} table)")
-    return {"metric": {"length": "m", "mass": "kg"}, "imperial": {"length": "ft", "mass": "lb"}}[system]
+    return {"metric": {"length": "m", "mass": "kg"}, "imperial": {"length": "ft", "mass": "lb"}}[
+        system
+    ]
 
 
 def __setattr__(name, value):

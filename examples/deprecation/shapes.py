@@ -12,7 +12,9 @@ _RENAMED = {"default_colour": "default_color"}
 
 def _warn(old):
     new = _RENAMED[old]
-    warnings.warn(f"{__name__}.{old} is deprecated; use {__name__}.{new}", DeprecationWarning, stacklevel=3)
+    warnings.warn(
+        f"{__name__}.{old} is deprecated; use {__name__}.{new}", DeprecationWarning, stacklevel=3
+    )
     return new
 
 

@@ -7,12 +7,12 @@ dps = 15
 
 def dps_to_prec(n):
     """Return the number of bits required to represent n decimals accurately."""
-    return max(1, int(round((int(n) + 1) * 3.3219280948873626)))
+    return max(1, round((int(n) + 1) * 3.3219280948873626))
 
 
 def prec_to_dps(n):
     """Return the number of accurate decimals that can be represented with n bits."""
-    return max(1, int(round(int(n) / 3.3219280948873626) - 1))
+    return max(1, round(int(n) / 3.3219280948873626) - 1)
 
 
 def validate(n):

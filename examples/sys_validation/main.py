@@ -3,7 +3,11 @@
 import settings
 
 settings.registry = {"a": 1}
-for statement in ("settings.registry = 123", "settings.excepthook = None", "del settings.excepthook"):
+for statement in (
+    "settings.registry = 123",
+    "settings.excepthook = None",
+    "del settings.excepthook",
+):
     try:
         exec(statement)
     except (TypeError, AttributeError) as error:

@@ -15,7 +15,9 @@ _CALLABLES = {"excepthook"}
 def __setattr__(name, value):
     expected = _TYPES.get(name)
     if expected is not None and not isinstance(value, expected):
-        raise TypeError(f"{__name__}.{name} must be a {expected.__name__}, not {type(value).__name__}")
+        raise TypeError(
+            f"{__name__}.{name} must be a {expected.__name__}, not {type(value).__name__}"
+        )
     if name in _CALLABLES and not callable(value):
         raise TypeError(f"{__name__}.{name} must be callable")
     globals()[name] = value

@@ -11,9 +11,8 @@ namespace defines a hook.
 
 from __future__ import annotations
 
-import sys
-
 import _weakref
+import sys
 
 # typing is not imported at run time: this module loads during start-up.
 TYPE_CHECKING = False
@@ -28,7 +27,7 @@ _NO_HOOK: Any = object()
 
 # ModuleType's ``__dict__`` descriptor reads the namespace without running any
 # ``__getattribute__`` a subclass (``importlib.util._LazyModule``) defines.
-_namespace_of: Callable[[ModuleType], dict[str, Any]] = ModuleType.__dict__["__dict__"].__get__
+_namespace_of: Callable[[ModuleType], dict[str, Any]] = vars(ModuleType)["__dict__"].__get__
 _set_class_bypassing_hooks: Callable[[object, str, object], None] = object.__setattr__
 
 
@@ -85,7 +84,8 @@ def hook_aware_class_for(base: type) -> type:
             "__qualname__": base.__qualname__,
             "__doc__": base.__doc__,
         }
-        composed = type(base)(base.__name__, (base, HookAwareModule), namespace)
+        metaclass: Any = type(base)
+        composed = metaclass(base.__name__, (base, HookAwareModule), namespace)
         # Another thread may have composed one first; every caller must agree.
         composed = _hook_aware_classes.setdefault(base, composed)
         _original_classes.setdefault(composed, base)
@@ -172,7 +172,8 @@ class ClassEngine:
             # it runs.  LazyLoader restores loader_state["__class__"] afterwards
             # unless the module is no longer a _LazyModule, so build on that
             # class: the upgrade then survives the end of the lazy load.
-            base = module.__spec__.loader_state["__class__"]
+            spec: Any = module.__spec__
+            base = spec.loader_state["__class__"]
         self._set_class(module, hook_aware_class_for(base))
         return current
 

@@ -45,7 +45,18 @@ def native_unavailable_reason() -> str | None:
         from . import _native_engine
     except ImportError as error:
         return f"the native engine is not available: {error}"
-    return _native_engine.unavailable_reason()
+    reason: str | None = _native_engine.unavailable_reason()
+    return reason
+
+
+def _native_slot_is_patched() -> bool:
+    if sys.implementation.name != "cpython":
+        return False
+    try:
+        from . import _native_engine
+    except ImportError:
+        return False
+    return _native_engine.slot_is_patched()
 
 
 def available_engines() -> tuple[str, ...]:
@@ -71,12 +82,22 @@ def requested_engine_name(name: str | None) -> str:
 def create_engine(name: str) -> Engine:
     """Return a new engine for a validated *name*."""
     if name == "class":
+        if _native_slot_is_patched():
+            # Two engines in one process would run hooks twice or in a
+            # different order: a sub-interpreter whose main interpreter
+            # patched the module type must attach to that patch (issue 3, 2c).
+            raise EngineUnavailableError(
+                "the native engine has patched the module type for this whole process "
+                "(installed by the main interpreter), so the class engine cannot be used "
+                "on top of it; use engine='native' or 'auto'"
+            )
         return ClassEngine()
     reason = native_unavailable_reason()
     if reason is None:
         from ._native_engine import NativeEngine
 
-        return NativeEngine()
+        native: Engine = NativeEngine()
+        return native
     if name == "native":
         raise EngineUnavailableError(reason)
     return ClassEngine()

@@ -10,10 +10,9 @@ flight.
 
 from __future__ import annotations
 
-import sys
-
 import _thread
 import _warnings
+import sys
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import sys
-
 import _thread
+import sys
 
 from ._engines import create_engine, requested_engine_name
 from ._finder import Pep726Finder
@@ -36,7 +35,9 @@ class Installation:
         self.installed_now = installed_now
 
     def __repr__(self) -> str:
-        return f"<pep726hook.Installation engine={self.engine!r} installed_now={self.installed_now}>"
+        return (
+            f"<pep726hook.Installation engine={self.engine!r} installed_now={self.installed_now}>"
+        )
 
     def __enter__(self) -> Installation:
         return self
