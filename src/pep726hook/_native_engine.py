@@ -1,0 +1,101 @@
+"""The native engine: PEP 726 through a patched ``ModuleType`` store slot.
+
+The C extension :mod:`pep726hook._native` gives the module type itself the
+reference implementation's behaviour (CPython PR #108261): every store or
+deletion on any module looks ``__setattr__``/``__delattr__`` up in the module's
+own namespace and calls it.  No finder and no class swap are needed, and reads
+keep CPython's specialised fast path because module classes stay unchanged.
+See ``docs/native-engine.md`` for the design and its limits.
+"""
+
+from __future__ import annotations
+
+import sys
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from types import ModuleType
+    from typing import Any
+
+try:
+    from . import _native
+except ImportError as _error:
+    _native_error: ImportError | None = _error
+else:
+    _native_error = None
+
+
+def unavailable_reason() -> str | None:
+    """Return why the native engine cannot run in this interpreter, or None if it can."""
+    if sys.implementation.name != "cpython":
+        return f"the native engine needs CPython; this is {sys.implementation.name}"
+    if "t" in getattr(sys, "abiflags", ""):
+        # Patching a type slot is not thread-safe without the GIL, so setup.py
+        # does not build the extension for free-threaded CPython (issue 3, 2d).
+        return "the native engine is not built for free-threaded CPython"
+    if _native_error is not None:
+        # Also what an isolated sub-interpreter (3.12+, own GIL) gets: the
+        # extension declares it does not support a per-interpreter GIL.
+        return f"the native engine's C extension pep726hook._native cannot be loaded: {_native_error}"
+    state = _native.state()
+    if not state["main"] and not state["patched"]:
+        # The slot is process-wide and owned by the main interpreter; a
+        # sub-interpreter may only attach to an existing patch (issue 3, 2c).
+        return (
+            "the native engine patches the module type for the whole process and only "
+            "the main interpreter can install it; it is not installed there, so this "
+            "sub-interpreter cannot use it"
+        )
+    return None
+
+
+def slot_is_patched() -> bool:
+    """Tell whether any interpreter of this process has patched the module type's slot."""
+    return _native_error is None and _native.state()["patched"]
+
+
+class NativeEngine:
+    """Give every module PEP 726 behaviour by patching ``ModuleType``'s store slot."""
+
+    name = "native"
+    uses_finder = False
+
+    def activate(self) -> None:
+        """Patch the module type (main interpreter) or attach to the patch (sub-interpreter)."""
+        _native.install()
+
+    def deactivate(self) -> None:
+        """Undo :meth:`activate` for this interpreter."""
+        _native.uninstall()
+
+    def upgrade(self, module: ModuleType) -> None:
+        """Make sure *module*'s class reaches the patched slot.
+
+        Only a ``ModuleType`` subclass that somehow kept the original slot (a
+        static subclass from a C extension readied after the patch could) needs
+        anything; every other class already gets there.
+        """
+        _native.upgrade_type(type(module))
+
+    def downgrade(self, module: ModuleType) -> None:
+        """Nothing to undo per module: the patch is on the type."""
+
+    def is_upgraded(self, module: ModuleType) -> bool:
+        """Tell whether stores on *module* would call its hooks now."""
+        state = _native.state()
+        if not (state["entries"] or state["direct"]):
+            return False
+        return _native.type_reaches_hook(type(module))
+
+    def upgrade_existing(self, modules: dict[str, Any]) -> None:
+        """Nothing to do: modules imported before :meth:`activate` are covered too."""
+
+    def begin(self, module: object) -> type | None:
+        """Never called (no finder); returns None."""
+        return None
+
+    def abort(self, module: ModuleType, class_before: type) -> None:
+        """Never called (no finder)."""
+
+    def settle(self, module: object) -> None:
+        """Never called (no finder)."""
