@@ -1,0 +1,138 @@
+"""pytest plugin (entry point ``pytest11``): PEP 726 hooks for test modules and conftests.
+
+``pytest --pep726hook`` (or ``pep726hook = true`` in the ini file, or
+``--pep726hook-engine ENGINE``) installs the hook for the whole session before
+any conftest is collected.  Whichever way the hook was turned on (this option,
+the ``.pth`` file with ``PEP726HOOK=1``, ``python -m pep726hook -m pytest``),
+the plugin keeps our finder in front of pytest's assertion rewriter, which
+pytest puts first on ``sys.meta_path`` after a ``.pth`` installed ours: our
+finder asks the rewriter for the spec, so modules are both rewritten and
+upgraded, in every ``--import-mode``.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from ._engines import ENGINE_NAMES, ENGINE_VARIABLE
+from ._install import engine as active_engine
+from ._install import ensure_finder_first, install, is_installed, uninstall
+
+ACTIVATION_VARIABLE = "PEP726HOOK"
+
+_activated_key = pytest.StashKey[bool]()
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    """Register ``--pep726hook``, ``--pep726hook-engine`` and their ini options."""
+    group = parser.getgroup("pep726hook", "PEP 726 module __setattr__/__delattr__ hooks")
+    group.addoption(
+        "--pep726hook",
+        action="store_true",
+        default=None,
+        dest="pep726hook",
+        help="turn PEP 726 module hooks on for the whole session, before collection",
+    )
+    group.addoption(
+        "--pep726hook-engine",
+        choices=ENGINE_NAMES,
+        default=None,
+        dest="pep726hook_engine",
+        help=f"engine to use (implies --pep726hook; default: ${ENGINE_VARIABLE} or auto)",
+    )
+    parser.addini(
+        "pep726hook",
+        type="bool",
+        default=False,
+        help="turn PEP 726 module hooks on for the whole session",
+    )
+    parser.addini(
+        "pep726hook_engine",
+        default="",
+        help="engine for the pep726hook ini option: auto, native or class",
+    )
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_load_initial_conftests(early_config: pytest.Config) -> None:
+    """Turn the hook on before pytest imports the initial conftests."""
+    _activate(early_config)
+    ensure_finder_first()
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_configure(config: pytest.Config) -> None:
+    """Catch up when this plugin was registered after the initial conftests."""
+    _activate(config)
+    ensure_finder_first()
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Move our finder back in front if anything was inserted since configure."""
+    ensure_finder_first()
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection(session: pytest.Session) -> None:
+    """Last check before test modules are imported."""
+    ensure_finder_first()
+
+
+def _option(config: pytest.Config, dest: str) -> object:
+    # Before pytest has parsed the whole command line (at initial-conftest
+    # time) only known_args_namespace holds our options.
+    namespace = getattr(config, "known_args_namespace", None)
+    value = getattr(namespace, dest, None)
+    if value is None:
+        value = config.getoption(dest, default=None)
+    return value
+
+
+def _activate(config: pytest.Config) -> None:
+    if config.stash.get(_activated_key, False):
+        return
+    config.stash[_activated_key] = True
+    engine_option = _option(config, "pep726hook_engine")
+    ini_engine = str(config.getini("pep726hook_engine") or "").strip() or None
+    requested = str(engine_option) if engine_option else ini_engine
+    wanted = bool(_option(config, "pep726hook")) or bool(config.getini("pep726hook"))
+    if not (wanted or engine_option):
+        return
+    current = active_engine()
+    if current is not None and requested not in (None, "auto", current):
+        raise pytest.UsageError(
+            f"pep726hook is already on with the {current!r} engine in this process "
+            f"(${ACTIVATION_VARIABLE}=1 or `python -m pep726hook`); "
+            f"it cannot switch to {requested!r}"
+        )
+    try:
+        installation = install(requested)
+    except (ValueError, RuntimeError) as error:
+        raise pytest.UsageError(f"pep726hook: {error}") from None
+    _export(config)
+    if installation.installed_now:
+        config.add_cleanup(_uninstall_if_installed)
+
+
+def _export(config: pytest.Config) -> None:
+    """Pass the hook on to child processes (pytester subprocesses, xdist workers)."""
+    saved = {name: os.environ.get(name) for name in (ACTIVATION_VARIABLE, ENGINE_VARIABLE)}
+    os.environ[ACTIVATION_VARIABLE] = "1"
+    os.environ[ENGINE_VARIABLE] = active_engine() or "auto"
+
+    def restore() -> None:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+    config.add_cleanup(restore)
+
+
+def _uninstall_if_installed() -> None:
+    if is_installed():
+        uninstall()

@@ -1,0 +1,256 @@
+"""A virtual environment of the running interpreter with the pep726hook wheel installed.
+
+The wheel is built once per test session (from a copy of the source tree, so
+the build leaves nothing behind in the work tree) and installed into one venv
+that every subprocess test reuses.  ``$PEP726HOOK_TEST_WHEEL`` names a wheel
+built beforehand, to skip the build.  pytest and its dependencies are made
+importable in the venv by a ``.pth`` line listing the directories they come
+from, appended after the venv's own site-packages, so the venv's pep726hook
+always wins.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from typing import Dict, Iterator, Mapping, Optional, Sequence
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+ENGINE_PARAMS = ("class", "native")
+TIMEOUT = 180
+_IGNORED = shutil.ignore_patterns(
+    ".git", "build", "dist", "*.egg-info", "__pycache__", ".nox", ".venv*", "*.so", ".*_cache"
+)
+# Variables of the surrounding environment that would change what the child does.
+_SCRUBBED = ("PEP726HOOK", "PEP726HOOK_ENGINE", "PYTHONPATH", "PYTHONHOME", "PYTHONSAFEPATH",
+             "PYTHONSTARTUP", "PYTEST_ADDOPTS", "PYTEST_PLUGINS", "VIRTUAL_ENV", "__PYVENV_LAUNCHER__")
+
+
+class Venv:
+    """A virtual environment and how to run things in it."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.bin = path / ("Scripts" if os.name == "nt" else "bin")
+        self.python = self.bin / ("python.exe" if os.name == "nt" else "python")
+        self.site_packages = Path(
+            self.run_python(
+                ["-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"]
+            ).stdout.strip()
+        )
+        self.engines: tuple[str, ...] = ()
+
+    def env(self, extra: Optional[Mapping[str, str]] = None) -> Dict[str, str]:
+        """The environment for a child: ours, minus anything that steers Python or the hook."""
+        env = clean_env()
+        env["PYTHONDONTWRITEBYTECODE"] = "1"
+        env["PYTHONIOENCODING"] = "utf-8"
+        env["PATH"] = str(self.bin) + os.pathsep + env.get("PATH", "")
+        env.update(extra or {})
+        return env
+
+    def run(
+        self,
+        argv: Sequence[str],
+        env: Optional[Mapping[str, str]] = None,
+        cwd: Optional[Path] = None,
+        timeout: float = TIMEOUT,
+        stdin: Optional[str] = None,
+    ) -> subprocess.CompletedProcess[str]:
+        """Run *argv* (the first item a program in the venv's bin or a path) to completion."""
+        argv = list(argv)
+        candidate = self.bin / argv[0]
+        if candidate.exists():
+            argv[0] = str(candidate)
+        return subprocess.run(
+            argv,
+            env=self.env(env),
+            cwd=str(cwd) if cwd is not None else None,
+            input=stdin if stdin is not None else "",
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            check=False,
+        )
+
+    def run_python(
+        self,
+        args: Sequence[str],
+        env: Optional[Mapping[str, str]] = None,
+        cwd: Optional[Path] = None,
+        timeout: float = TIMEOUT,
+    ) -> subprocess.CompletedProcess[str]:
+        """Run the venv's python with *args*."""
+        return self.run([str(self.python), *args], env=env, cwd=cwd, timeout=timeout)
+
+    def check_python(self, args: Sequence[str], **kwargs: object) -> str:
+        """Run the venv's python, fail the test unless it exits 0, return its stdout."""
+        result = self.run_python(args, **kwargs)  # type: ignore[arg-type]
+        assert result.returncode == 0, describe(result)
+        return result.stdout
+
+
+def clean_env() -> Dict[str, str]:
+    """Our environment minus what would steer a child Python (PYTHONPATH, the hook's variables)."""
+    return {k: v for k, v in os.environ.items() if k not in _SCRUBBED}
+
+
+def describe(result: subprocess.CompletedProcess[str]) -> str:
+    """A readable account of a finished child process, for assertion messages."""
+    return (
+        f"command: {result.args!r}\nstatus: {result.returncode}\n"
+        f"--- stdout ---\n{result.stdout}\n--- stderr ---\n{result.stderr}"
+    )
+
+
+def write(path: Path, source: str) -> Path:
+    """Write dedented *source* to *path*, making its directory; return *path*."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(textwrap.dedent(source), encoding="utf-8")
+    return path
+
+
+def copy_source_tree(destination: Path) -> Path:
+    """Copy the project (work tree, not only what is committed) to *destination*."""
+    shutil.copytree(ROOT, destination, ignore=_IGNORED)
+    return destination
+
+
+def build_wheel(workdir: Path) -> Path:
+    """Build the pep726hook wheel for this interpreter once, in *workdir*."""
+    given = os.environ.get("PEP726HOOK_TEST_WHEEL")
+    if given:
+        return Path(given)
+    source = copy_source_tree(workdir / "source")
+    wheels = workdir / "wheels"
+    command = [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(wheels)]
+    if _can_build_without_isolation():
+        command.append("--no-build-isolation")
+    result = subprocess.run(
+        [*command, str(source)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+        env=clean_env(),
+    )
+    assert result.returncode == 0, describe(result)
+    (wheel,) = wheels.glob("pep726hook-*.whl")
+    return wheel
+
+
+def _can_build_without_isolation() -> bool:
+    # Saves a download of setuptools when this interpreter can build the wheel itself.
+    try:
+        import setuptools
+    except ImportError:
+        return False
+    major = int(setuptools.__version__.split(".")[0])
+    if major < 64:
+        return False
+    if major >= 71:
+        return True
+    try:
+        import wheel  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def _pytest_directories() -> list[str]:
+    """Where this interpreter finds pytest and what it needs, for the venv's path."""
+    import _pytest
+    import pluggy
+
+    modules = [pytest, _pytest, pluggy]
+    for name in ("iniconfig", "packaging", "exceptiongroup", "tomli", "pygments"):
+        try:
+            modules.append(__import__(name))
+        except ImportError:
+            pass
+    directories: list[str] = []
+    for module in modules:
+        file = getattr(module, "__file__", None)
+        if file:
+            directory = str(Path(file).resolve().parent.parent)
+            if directory not in directories:
+                directories.append(directory)
+    return directories
+
+
+def make_venv(path: Path, install: Sequence[str]) -> Venv:
+    """Create a venv of the running interpreter at *path* and pip-install *install* into it."""
+    result = subprocess.run(
+        [sys.executable, "-m", "venv", "--without-pip", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+        check=False,
+        env=clean_env(),
+    )
+    assert result.returncode == 0, describe(result)
+    venv = Venv(path)
+    if install:
+        # The running interpreter's pip installs into the venv: no pip inside it.
+        result = subprocess.run(
+            [sys.executable, "-m", "pip", "--python", str(venv.python), "install",
+             "--no-deps", "-q", *install],
+            capture_output=True,
+            text=True,
+            timeout=600,
+            check=False,
+            env=clean_env(),
+        )
+        assert result.returncode == 0, describe(result)
+    # Sorts last, and path lines are appended: the venv's own packages come first.
+    (venv.site_packages / "zzz_pep726hook_tests_pytest.pth").write_text(
+        "\n".join(_pytest_directories()) + "\n", encoding="utf-8"
+    )
+    engines = venv.run_python(
+        ["-c", "import pep726hook; print(' '.join(pep726hook.available_engines()))"]
+    )
+    if engines.returncode == 0:
+        venv.engines = tuple(engines.stdout.split())
+    return venv
+
+
+_cache: Dict[str, Venv] = {}
+
+
+def session_venv(tmp_path_factory: pytest.TempPathFactory) -> Venv:
+    """The venv with the wheel installed, made once per session."""
+    if "wheel" not in _cache:
+        workdir = tmp_path_factory.mktemp("pep726hook-wheel-venv")
+        wheel = build_wheel(workdir)
+        _cache["wheel"] = make_venv(workdir / "venv", [str(wheel)])
+    return _cache["wheel"]
+
+
+def editable_venv(tmp_path_factory: pytest.TempPathFactory) -> Venv:
+    """A venv with ``pip install -e`` of a copy of the source tree, made once per session."""
+    if "editable" not in _cache:
+        workdir = tmp_path_factory.mktemp("pep726hook-editable-venv")
+        source = copy_source_tree(workdir / "source")
+        _cache["editable"] = make_venv(workdir / "venv", ["-e", str(source)])
+    return _cache["editable"]
+
+
+@pytest.fixture(scope="session")
+def venv(tmp_path_factory: pytest.TempPathFactory) -> Venv:
+    """The session's venv with the pep726hook wheel installed."""
+    return session_venv(tmp_path_factory)
+
+
+@pytest.fixture(params=ENGINE_PARAMS)
+def venv_engine(request: pytest.FixtureRequest, venv: Venv) -> Iterator[str]:
+    """Each engine name, skipped where the venv's interpreter cannot run it."""
+    name: str = request.param
+    if name not in venv.engines:
+        pytest.skip(f"the {name} engine is not available in this interpreter")
+    yield name

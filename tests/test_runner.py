@@ -1,0 +1,371 @@
+"""``python -m pep726hook TARGET`` and ``pep726hook [run] TARGET`` behave like ``python TARGET``."""
+
+from __future__ import annotations
+
+import json
+import sys
+import zipfile
+from pathlib import Path
+from typing import Any, Dict, List
+
+import pytest
+from _venv import Venv, describe, venv, venv_engine, write  # noqa: F401
+
+# Prints what a program can see of how it was started, as JSON.
+DUMP = """\
+import builtins, json, os, sys
+import __main__
+spec = __main__.__dict__.get("__spec__")
+loader = __main__.__dict__.get("__loader__")
+print(json.dumps({
+    "argv": sys.argv,
+    "path0": sys.path[0],
+    "keys": sorted(k for k in vars(__main__) if k.startswith("__")),
+    "name": __name__,
+    "file": globals().get("__file__", "<unset>"),
+    "cached": globals().get("__cached__", "<unset>"),
+    "package": __package__,
+    "doc": __doc__,
+    "loader": getattr(loader, "__name__", type(loader).__name__),
+    "loader_is_spec_loader": spec is None or spec.loader is loader,
+    "spec": None if spec is None else [spec.name, spec.origin, type(spec.loader).__name__],
+    "builtins_is_module": __builtins__ is builtins,
+    "main_is_module": isinstance(sys.modules["__main__"], type(sys)),
+    "main_is_us": sys.modules["__main__"].__dict__ is globals(),
+    "code_file": sys._getframe().f_code.co_filename,
+}))
+"""
+
+RUNNERS = {
+    "python -m pep726hook": ["python", "-m", "pep726hook"],
+    "pep726hook": ["pep726hook"],
+    "pep726hook run": ["pep726hook", "run"],
+}
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    """A working directory with every kind of target."""
+    write(tmp_path / "scripts" / "dump.py", DUMP)
+    write(tmp_path / "appdir" / "__main__.py", DUMP)
+    with zipfile.ZipFile(tmp_path / "app.zip", "w") as archive:
+        archive.writestr("__main__.py", DUMP)
+    write(tmp_path / "dumpmod.py", DUMP)
+    write(tmp_path / "pkg" / "__init__.py", "")
+    write(tmp_path / "pkg" / "__main__.py", DUMP)
+    return tmp_path
+
+
+TARGETS = {
+    "script": ["scripts/dump.py", "a", "--b"],
+    "directory": ["appdir", "a"],
+    "zipfile": ["app.zip", "a"],
+    "module": ["-m", "dumpmod", "a", "-m", "x"],
+    "package": ["-m", "pkg", "a"],
+    "code": ["-c", DUMP, "a", "-c"],
+}
+
+
+def dump(venv: Venv, argv: List[str], cwd: Path) -> Dict[str, Any]:
+    result = venv.run(argv, cwd=cwd)
+    assert result.returncode == 0, describe(result)
+    assert result.stderr == "", describe(result)
+    return json.loads(result.stdout)  # type: ignore[no-any-return]
+
+
+@pytest.mark.parametrize("runner", sorted(RUNNERS))
+@pytest.mark.parametrize("target", sorted(TARGETS))
+def test_main_is_set_up_as_python_does(
+    venv: Venv, project: Path, runner: str, target: str
+) -> None:
+    expected = dump(venv, ["python", *TARGETS[target]], project)
+    actual = dump(venv, [*RUNNERS[runner], *TARGETS[target]], project)
+    assert actual == expected
+
+
+def test_engine_option_comes_before_the_target(
+    venv: Venv, venv_engine: str, project: Path
+) -> None:
+    expected = dump(venv, ["python", "scripts/dump.py", "--engine", "x"], project)
+    actual = dump(
+        venv, ["pep726hook", "--engine", venv_engine, "scripts/dump.py", "--engine", "x"], project
+    )
+    assert actual == expected
+
+
+@pytest.mark.skipif(sys.version_info < (3, 11), reason="-P is new in 3.11")
+@pytest.mark.parametrize("target", ["script", "code", "directory"])
+def test_safe_path_is_honoured(venv: Venv, project: Path, target: str) -> None:
+    expected = dump(venv, ["python", "-P", *TARGETS[target]], project)
+    actual = dump(venv, ["python", "-P", "-m", "pep726hook", *TARGETS[target]], project)
+    assert actual == expected
+
+
+@pytest.mark.skipif(sys.version_info < (3, 11), reason="-P is new in 3.11")
+def test_safe_path_leaves_the_current_directory_out_for_modules(
+    venv: Venv, project: Path
+) -> None:
+    result = venv.run(["python", "-P", "-m", "pep726hook", "-m", "dumpmod"], cwd=project)
+    assert result.returncode == 1, describe(result)
+    assert "No module named dumpmod" in result.stderr
+
+
+HOOKED_MAIN = """\
+import sys
+calls = []
+def __setattr__(name, value):
+    calls.append(("set", name, value))
+    globals()[name] = value
+def __delattr__(name):
+    calls.append(("del", name))
+    del globals()[name]
+import __main__
+__main__.x = 1
+del __main__.x
+setattr(sys.modules["__main__"], "y", 2)
+import helper
+helper.z = 3
+import pep726hook, os
+print(calls, helper.calls, pep726hook.engine(), pep726hook.is_upgraded(__main__),
+      os.environ.get("PEP726HOOK"), os.environ.get("PEP726HOOK_ENGINE"))
+"""
+
+HELPER = """\
+calls = []
+def __setattr__(name, value):
+    calls.append((name, value))
+    globals()[name] = value
+"""
+
+
+@pytest.mark.parametrize("target", ["script", "module", "code", "directory"])
+def test_main_has_pep726_behaviour_while_it_runs(
+    venv: Venv, venv_engine: str, tmp_path: Path, target: str
+) -> None:
+    write(tmp_path / "lib" / "helper.py", HELPER)
+    write(tmp_path / "lib" / "hooked.py", HOOKED_MAIN)
+    write(tmp_path / "lib" / "app" / "__main__.py", HOOKED_MAIN)
+    write(tmp_path / "lib" / "app" / "helper.py", HELPER)
+    argv = {
+        "script": ["lib/hooked.py"],
+        "module": ["-m", "hooked"],
+        "code": ["-c", HOOKED_MAIN],
+        "directory": ["lib/app"],
+    }[target]
+    cwd = tmp_path / "lib" if target in ("module", "code") else tmp_path
+    if target in ("module", "code"):
+        argv = [a.replace("lib/", "") for a in argv]
+    result = venv.run(["pep726hook", "--engine", venv_engine, *argv], cwd=cwd)
+    assert result.returncode == 0, describe(result)
+    expected = (
+        "[('set', 'x', 1), ('del', 'x'), ('set', 'y', 2)] [('z', 3)] "
+        f"{venv_engine} True 1 {venv_engine}\n"
+    )
+    assert result.stdout == expected
+
+
+PICKLING = """\
+import pickle, sys
+class Point:
+    def __init__(self, x):
+        self.x = x
+def double(v):
+    return 2 * v
+point = pickle.loads(pickle.dumps(Point(3)))
+function = pickle.loads(pickle.dumps(double))
+print(type(point).__module__, type(point) is Point, point.x, function is double)
+"""
+
+
+def test_script_objects_pickle(venv: Venv, tmp_path: Path) -> None:
+    script = write(tmp_path / "pickling.py", PICKLING)
+    result = venv.run(["pep726hook", str(script)])
+    assert result.returncode == 0, describe(result)
+    assert result.stdout == "__main__ True 3 True\n"
+
+
+FAILING = """\
+import sys
+def inner():
+    raise ValueError("boom")
+def outer():
+    inner()
+if sys.argv[1:] == ["exit"]:
+    sys.exit(3)
+if sys.argv[1:] == ["message"]:
+    sys.exit("leaving")
+if sys.argv[1:] == ["interrupt"]:
+    raise KeyboardInterrupt
+if sys.argv[1:] == ["chained"]:
+    try:
+        outer()
+    except ValueError as error:
+        raise RuntimeError("again") from error
+outer()
+"""
+
+
+@pytest.mark.parametrize("case", ["raise", "chained", "exit", "message"])
+def test_exit_status_and_traceback_match_python(venv: Venv, tmp_path: Path, case: str) -> None:
+    write(tmp_path / "failing.py", FAILING)
+    args = [] if case == "raise" else [case]
+    expected = venv.run(["python", "failing.py", *args], cwd=tmp_path)
+    actual = venv.run(["python", "-m", "pep726hook", "failing.py", *args], cwd=tmp_path)
+    assert actual.returncode == expected.returncode, describe(actual)
+    assert actual.stderr == expected.stderr
+    assert "pep726hook" not in actual.stderr
+    assert "runpy" not in actual.stderr
+
+
+def test_keyboard_interrupt_exits_130(venv: Venv, tmp_path: Path) -> None:
+    write(tmp_path / "failing.py", FAILING)
+    result = venv.run(["pep726hook", "failing.py", "interrupt"], cwd=tmp_path)
+    assert result.returncode == 130, describe(result)
+    assert result.stderr.startswith("Traceback (most recent call last):\n")
+    assert result.stderr.endswith("KeyboardInterrupt\n")
+    assert "pep726hook" not in result.stderr
+
+
+def test_real_sigint_exits_130(venv: Venv, tmp_path: Path) -> None:
+    script = write(
+        tmp_path / "interrupted.py",
+        """\
+        import os, signal, time
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(30)
+        """,
+    )
+    result = venv.run(["pep726hook", str(script)])
+    assert result.returncode == 130, describe(result)
+
+
+def test_exception_in_package_init_of_module_target(venv: Venv, tmp_path: Path) -> None:
+    write(tmp_path / "broken" / "__init__.py", "raise LookupError('in package')\n")
+    write(tmp_path / "broken" / "mod.py", "")
+    result = venv.run(["pep726hook", "-m", "broken.mod"], cwd=tmp_path)
+    assert result.returncode == 1, describe(result)
+    assert "LookupError: in package" in result.stderr
+    assert "pep726hook" not in result.stderr.replace("/pep726hook-", "")
+
+
+def test_spec_of_module_target_carries_the_real_loader(venv: Venv, tmp_path: Path) -> None:
+    # coverage#838, beartype#269, wrapt#238: __spec__.loader must be the real loader.
+    write(
+        tmp_path / "specmod.py",
+        """\
+        import importlib.machinery as m
+        print(type(__spec__.loader) is m.SourceFileLoader, __loader__ is __spec__.loader)
+        """,
+    )
+    result = venv.run(["pep726hook", "-m", "specmod"], cwd=tmp_path)
+    assert result.stdout == "True True\n", describe(result)
+
+
+def test_a_script_named_scan(venv: Venv, tmp_path: Path) -> None:
+    write(tmp_path / "scan", "print('the script named scan')\n")
+    for argv in (["python", "-m", "pep726hook", "./scan"], ["pep726hook", "run", "scan"],
+                 ["pep726hook", "--", "scan"]):
+        result = venv.run(argv, cwd=tmp_path)
+        assert result.stdout == "the script named scan\n", describe(result)
+
+
+def test_scan_subcommand_is_dispatched(venv: Venv, tmp_path: Path) -> None:
+    has_scan = venv.run_python(["-c", "import pep726hook._scan"]).returncode == 0
+    if not has_scan:
+        pytest.skip("pep726hook._scan is not part of this build")
+    write(tmp_path / "scan", "print('the script named scan')\n")
+    result = venv.run(["pep726hook", "scan", "--help"], cwd=tmp_path)
+    assert "the script named scan" not in result.stdout
+    assert "Traceback" not in result.stderr, describe(result)
+
+
+def test_double_dash_ends_our_options(venv: Venv, tmp_path: Path) -> None:
+    write(tmp_path / "-dash.py", "import sys; print(sys.argv)\n")
+    result = venv.run(["pep726hook", "--engine", "class", "--", "-dash.py", "--version"],
+                      cwd=tmp_path)
+    assert result.stdout == "['-dash.py', '--version']\n", describe(result)
+
+
+def test_help_and_version(venv: Venv) -> None:
+    for argv in (["pep726hook", "--help"], ["python", "-m", "pep726hook", "-h"]):
+        result = venv.run(argv)
+        assert result.returncode == 0, describe(result)
+        assert "usage:" in result.stdout
+        assert "-m module" in result.stdout
+    result = venv.run(["pep726hook", "--version"])
+    assert result.returncode == 0
+    assert result.stdout.startswith("pep726hook 0.")
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        ([], "missing TARGET"),
+        (["--engine", "bogus", "x.py"], "invalid choice: 'bogus'"),
+        (["--engine"], "expected one argument"),
+        (["--bogus", "x.py"], "unrecognized option '--bogus'"),
+        (["-m"], "argument -m: expected a module name"),
+        (["-c"], "argument -c: expected code"),
+        (["--"], "missing TARGET after '--'"),
+        (["-"], "standard input"),
+    ],
+)
+def test_usage_errors(venv: Venv, argv: List[str], message: str) -> None:
+    result = venv.run(["pep726hook", *argv])
+    assert result.returncode == 2, describe(result)
+    assert result.stderr.startswith("usage: pep726hook")
+    last_line = result.stderr.splitlines()[-1]
+    assert last_line.startswith("pep726hook: error: ")
+    assert message in last_line
+    assert "Traceback" not in result.stderr
+
+
+def test_bad_engine_variable_is_a_usage_error(venv: Venv, tmp_path: Path) -> None:
+    script = write(tmp_path / "ok.py", "print('ran')\n")
+    result = venv.run(["pep726hook", str(script)], env={"PEP726HOOK_ENGINE": "turbo"})
+    assert result.returncode == 2, describe(result)
+    assert "PEP726HOOK_ENGINE must be one of" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_unavailable_native_engine_is_a_usage_error(venv: Venv, tmp_path: Path) -> None:
+    if "native" in venv.engines:
+        pytest.skip("the native engine is available here")
+    script = write(tmp_path / "ok.py", "print('ran')\n")
+    result = venv.run(["pep726hook", "--engine", "native", str(script)])
+    assert result.returncode == 2, describe(result)
+    assert "native engine" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("argv", "status", "message"),
+    [
+        (["missing.py"], 2, "can't open file"),
+        (["-m", "no_such_module"], 1, "No module named no_such_module"),
+        (["emptydir"], 1, "can't find '__main__' module"),
+    ],
+)
+def test_missing_targets_fail_as_python_does(
+    venv: Venv, tmp_path: Path, argv: List[str], status: int, message: str
+) -> None:
+    (tmp_path / "emptydir").mkdir()
+    expected = venv.run(["python", *argv], cwd=tmp_path)
+    result = venv.run(["pep726hook", *argv], cwd=tmp_path)
+    assert expected.returncode == status
+    assert result.returncode == status, describe(result)
+    assert message in result.stderr
+    assert result.stderr.startswith("pep726hook: ")
+    assert "Traceback" not in result.stderr
+
+
+def test_explicit_engine_replaces_the_one_started_with(venv: Venv, tmp_path: Path) -> None:
+    # Started with PEP726HOOK=1 (the .pth installed auto), asked for class explicitly.
+    if "native" not in venv.engines:
+        pytest.skip("needs two engines")
+    script = write(tmp_path / "which.py", "import pep726hook; print(pep726hook.engine())\n")
+    result = venv.run(
+        ["pep726hook", "--engine", "class", str(script)],
+        env={"PEP726HOOK": "1", "PEP726HOOK_ENGINE": "native"},
+    )
+    assert result.stdout == "class\n", describe(result)
