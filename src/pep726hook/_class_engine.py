@@ -113,11 +113,13 @@ def _namespace_or_none(module: object) -> dict[str, Any] | None:
         return None
 
 
-def _lazy_module_class() -> type | None:
-    # Only a module that importlib.util already made can be lazy, so there is
-    # nothing to import here (and nothing may be imported during an import).
-    util = sys.modules.get("importlib.util")
-    return getattr(util, "_LazyModule", None)
+def _is_lazy_module_class(cls: type) -> bool:
+    # Matched by name, not identity: importlib.util can exist in several copies
+    # (CPython's test_importlib imports fresh ones), each with its own
+    # _LazyModule, and sys.modules may hold another copy than the one that made
+    # the module (test_importlib test_lazy test_lazy_self_referential_modules).
+    # Nothing is imported here: nothing may be imported during an import.
+    return cls.__name__ == "_LazyModule" and cls.__module__ == "importlib.util"
 
 
 class ClassEngine:
@@ -167,7 +169,7 @@ class ClassEngine:
             return None
         current = type(module)
         base = current
-        if current is _lazy_module_class():
+        if _is_lazy_module_class(current):
             # Under LazyLoader (3.12.3+) the module is still a _LazyModule while
             # it runs.  LazyLoader restores loader_state["__class__"] afterwards
             # unless the module is no longer a _LazyModule, so build on that
