@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -118,6 +119,11 @@ def parse_junit(path: Path) -> dict[str, str]:
     return outcomes
 
 
+def _clean_environment() -> dict[str, str]:
+    """This environment less pep726hook's own variables: a plain run must be plain."""
+    return {k: v for k, v in os.environ.items() if not k.startswith("PEP726HOOK")}
+
+
 def run_suite(label: str, command: list[str], workdir: Path) -> RunResult:
     xml = workdir / f"{label}.xml"
     log = workdir / f"{label}.log"
@@ -130,6 +136,7 @@ def run_suite(label: str, command: list[str], workdir: Path) -> RunResult:
             returncode = subprocess.run(
                 [*command, "--junit-xml", str(xml)],
                 cwd=rundir,
+                env=_clean_environment(),
                 stdout=out,
                 stderr=subprocess.STDOUT,
                 stdin=subprocess.DEVNULL,
@@ -141,7 +148,22 @@ def run_suite(label: str, command: list[str], workdir: Path) -> RunResult:
             out.write(f"\n*** timed out after {PER_RUN_TIMEOUT}s ***\n".encode())
     result = RunResult(label, returncode, time.monotonic() - start, log=log)
     result.outcomes = parse_junit(xml)
+    # Failing subtests are left out of regrtest's XML: take them from the -v log.
+    for test in parse_verbose_failures(log):
+        result.outcomes[test] = "failure"
     return result
+
+
+_REPORT_HEADER = re.compile(r"^(?:FAIL|ERROR): (\S+) \(([^)\s]+)\)", re.MULTILINE)
+
+
+def parse_verbose_failures(log: Path) -> set[str]:
+    """Test ids from unittest's ``FAIL: test (module.Class[.test])`` report headers."""
+    failed = set()
+    for method, where in _REPORT_HEADER.findall(log.read_text(errors="replace")):
+        # Python 3.11+ prints module.Class.method, earlier ones module.Class.
+        failed.add(where if where.endswith("." + method) else f"{where}.{method}")
+    return failed
 
 
 def probe(engine: str, workdir: Path) -> str:
@@ -150,7 +172,7 @@ def probe(engine: str, workdir: Path) -> str:
     probedir.mkdir()
     (probedir / "_pep726probe.py").write_text(PROBE_MODULE, encoding="utf-8")
     (probedir / "_pep726probe_target.py").write_text(PROBE_TARGET, encoding="utf-8")
-    env = dict(os.environ, PYTHONPATH=str(probedir))
+    env = dict(_clean_environment(), PYTHONPATH=str(probedir))
     done = subprocess.run(
         hooked_command(engine, "_pep726probe", []),
         cwd=probedir,
