@@ -12,6 +12,11 @@ import sys
 
 ACTIVATION_VARIABLE = "PEP726HOOK"
 
+# A venv on a 64-bit POSIX system has lib64 -> lib, and site may process the
+# same site-packages (and so our .pth line) twice (cpython#75723): the second
+# call must neither install again nor repeat a warning.
+_attempted = False
+
 
 def activate() -> None:
     """Install the hook when ``$PEP726HOOK`` is ``1``, with ``$PEP726HOOK_ENGINE``.
@@ -20,8 +25,10 @@ def activate() -> None:
     cpython#75723).  A wrong engine name or an engine that cannot run here
     costs one line on stderr; the process starts without the hook.
     """
-    if os.environ.get(ACTIVATION_VARIABLE) != "1":
+    global _attempted
+    if _attempted or os.environ.get(ACTIVATION_VARIABLE) != "1":
         return
+    _attempted = True
     try:
         from ._install import install
 

@@ -1,0 +1,184 @@
+"""Start-up activation through the ``pep726hook.pth`` line that the wheel installs."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+from _venv import ROOT, Venv, describe, editable_venv, make_venv, venv, venv_engine, write  # noqa: F401
+
+PTH = "pep726hook.pth"
+START = "pep726hook.start"
+
+HELPER = """\
+calls = []
+def __setattr__(name, value):
+    calls.append(name)
+    globals()[name] = value
+"""
+
+CHECK = (
+    "import sys, pep726hook, helper; helper.x = 1; "
+    "print(pep726hook.is_installed(), pep726hook.engine(), helper.calls)"
+)
+
+
+def test_wheel_ships_the_startup_files_at_its_root(venv: Venv) -> None:
+    line = (venv.site_packages / PTH).read_text(encoding="utf-8")
+    assert line == (ROOT / "src" / PTH).read_text(encoding="utf-8")
+    assert line.count("\n") == 1
+    assert line.startswith("import ")
+    # Sorts after setuptools' __editable__*.pth, so an editable path is set up first.
+    assert sorted([PTH, "__editable__.pep726hook-0.1.0.pth"])[-1] == PTH
+    start = (venv.site_packages / START).read_text(encoding="utf-8").strip()
+    assert start == "pep726hook._bootstrap:activate"
+
+
+def test_start_entry_point_activates(venv: Venv, tmp_path: Path) -> None:
+    # What Python 3.15+ does with the PEP 829 .start file instead of the .pth line.
+    write(tmp_path / "helper.py", HELPER)
+    code = (
+        "import importlib, sys\n"
+        f"entry = open({str(venv.site_packages / START)!r}).read().strip()\n"
+        "module, _, function = entry.partition(':')\n"
+        "getattr(importlib.import_module(module), function)()\n" + CHECK.replace("; ", "\n")
+    )
+    # -S: the .pth does not run, so only the entry point can have installed the hook.
+    out = venv.check_python(["-S", "-c", f"import sys; sys.path.append({str(venv.site_packages)!r})\n" + code],
+                            env={"PEP726HOOK": "1"}, cwd=tmp_path)
+    assert out.split()[0] == "True"
+    assert out.rstrip().endswith("['x']")
+
+
+def test_unset_variable_imports_nothing(venv: Venv) -> None:
+    out = venv.check_python(["-c", "import sys; print(sorted(m for m in sys.modules if 'pep726' in m))"])
+    assert out == "[]\n"
+
+
+@pytest.mark.parametrize("value", ["0", "", "yes", "true"])
+def test_only_the_value_1_activates(venv: Venv, value: str) -> None:
+    out = venv.check_python(["-c", "import sys; print('pep726hook' in sys.modules)"],
+                            env={"PEP726HOOK": value})
+    assert out == "False\n"
+
+
+def test_variable_set_activates_with_the_named_engine(
+    venv: Venv, venv_engine: str, tmp_path: Path
+) -> None:
+    write(tmp_path / "helper.py", HELPER)
+    result = venv.run_python(
+        ["-c", CHECK], env={"PEP726HOOK": "1", "PEP726HOOK_ENGINE": venv_engine}, cwd=tmp_path
+    )
+    assert result.returncode == 0, describe(result)
+    assert result.stdout == f"True {venv_engine} ['x']\n"
+    assert result.stderr == ""
+
+
+def test_activation_prints_nothing(venv: Venv) -> None:
+    result = venv.run_python(["-c", "pass"], env={"PEP726HOOK": "1"})
+    assert (result.returncode, result.stdout, result.stderr) == (0, "", "")
+
+
+def test_activation_does_not_import_threading(venv: Venv, venv_engine: str) -> None:
+    # virtualenv#1895: a .pth importing threading breaks gevent's monkey-patching.
+    code = "import sys; print('threading' in sys.modules, 'pep726hook' in sys.modules)"
+    baseline = venv.check_python(["-c", code])
+    if baseline.startswith("True"):
+        pytest.skip("this interpreter imports threading at start-up by itself")
+    out = venv.check_python(["-c", code], env={"PEP726HOOK": "1", "PEP726HOOK_ENGINE": venv_engine})
+    assert out == "False True\n"
+
+
+def test_activation_is_idempotent(venv: Venv, venv_engine: str, tmp_path: Path) -> None:
+    # cpython#75723, coverage#340: venvs may run the .pth lines twice.
+    write(tmp_path / "helper.py", HELPER)
+    code = (
+        "import site, sys\n"
+        f"site.addsitedir({str(venv.site_packages)!r})\n"
+        f"exec(open({str(venv.site_packages / PTH)!r}).read())\n"
+        "from pep726hook._finder import Pep726Finder\n"
+        "print(sum(type(f).__name__ == Pep726Finder.__name__ for f in sys.meta_path))\n"
+        + CHECK.replace("; ", "\n")
+    )
+    result = venv.run_python(
+        ["-c", code], env={"PEP726HOOK": "1", "PEP726HOOK_ENGINE": venv_engine}, cwd=tmp_path
+    )
+    assert result.returncode == 0, describe(result)
+    assert result.stderr == ""
+    finders, rest = result.stdout.split("\n", 1)
+    assert int(finders) <= 1
+    assert rest == f"True {venv_engine} ['x']\n"
+
+
+def test_package_removed_leaves_start_up_silent(tmp_path: Path) -> None:
+    # coverage#223: a .pth left behind by an uninstall must not break start-up.
+    bare = make_venv(tmp_path / "bare", [])
+    for name in (PTH, START):
+        shutil.copy(ROOT / "src" / name, bare.site_packages / name)
+    (bare.site_packages / "zzz_pep726hook_tests_pytest.pth").unlink()
+    result = bare.run_python(["-c", "print('started')"], env={"PEP726HOOK": "1"})
+    assert (result.returncode, result.stdout, result.stderr) == (0, "started\n", "")
+
+
+def test_bad_engine_variable_costs_one_line(venv: Venv) -> None:
+    result = venv.run_python(
+        ["-c", "import pep726hook; print(pep726hook.is_installed())"],
+        env={"PEP726HOOK": "1", "PEP726HOOK_ENGINE": "turbo"},
+    )
+    assert result.returncode == 0, describe(result)
+    assert result.stdout == "False\n"
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1, describe(result)
+    assert lines[0].startswith("pep726hook: ")
+    assert "turbo" in lines[0]
+
+
+def test_unavailable_native_engine_costs_one_line(venv: Venv) -> None:
+    if "native" in venv.engines:
+        pytest.skip("the native engine is available here")
+    result = venv.run_python(
+        ["-c", "print('started')"], env={"PEP726HOOK": "1", "PEP726HOOK_ENGINE": "native"}
+    )
+    assert result.returncode == 0, describe(result)
+    assert result.stdout == "started\n"
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("pep726hook: "), describe(result)
+
+
+def test_editable_install_activates_too(
+    tmp_path_factory: pytest.TempPathFactory, tmp_path: Path
+) -> None:
+    venv = editable_venv(tmp_path_factory)
+    assert (venv.site_packages / PTH).is_file()
+    assert (venv.site_packages / START).is_file()
+    write(tmp_path / "helper.py", HELPER)
+    result = venv.run_python(["-c", CHECK], env={"PEP726HOOK": "1"}, cwd=tmp_path)
+    assert result.returncode == 0, describe(result)
+    assert result.stdout.startswith("True ")
+    assert result.stdout.endswith(" ['x']\n")
+    # The package really comes from the source tree, not from a copy.
+    origin = venv.check_python(["-c", "import pep726hook; print(pep726hook.__file__)"])
+    assert "site-packages" not in origin
+
+
+def test_sdist_carries_the_startup_files(tmp_path: Path) -> None:
+    # A wheel built from the sdist (what `python -m build` does) needs them too.
+    manifest = (ROOT / "MANIFEST.in").read_text(encoding="utf-8")
+    assert f"src/{PTH}" in manifest
+    assert f"src/{START}" in manifest
+
+
+def test_built_wheel_lists_the_startup_files_in_record(venv: Venv) -> None:
+    records = list(venv.site_packages.glob("pep726hook-*.dist-info/RECORD"))
+    assert records, "no RECORD"
+    text = records[0].read_text(encoding="utf-8")
+    assert f"\n{PTH}," in "\n" + text
+    assert f"\n{START}," in "\n" + text
+
+
+def _unused() -> None:  # keep imports used on every interpreter
+    _ = (subprocess, sys, zipfile)
