@@ -1,0 +1,478 @@
+"""``pep726hook scan``: fixture distributions in a temporary site directory, never imported."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from typing import Any, Dict, Union
+
+import pytest
+
+from pep726hook import _scan, _scan_report
+
+SRC = str(Path(__file__).resolve().parent.parent / "src")
+
+Files = Dict[str, Union[str, bytes]]
+
+
+def make_dist(site: Path, name: str, version: str, files: Files) -> Path:
+    """Install *files* into *site* as distribution *name* (METADATA + RECORD, by hand)."""
+    info = site / f"{name}-{version}.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text(
+        f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n", encoding="utf-8"
+    )
+    record = []
+    for relative, content in files.items():
+        path = site / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, str):
+            content = textwrap.dedent(content).encode("utf-8")
+        path.write_bytes(content)
+        record.append(f"{relative},,")
+    record += [f"{info.name}/METADATA,,", f"{info.name}/RECORD,,"]
+    (info / "RECORD").write_text("\n".join(record) + "\n", encoding="utf-8")
+    return info
+
+
+def tripwire(marker: Path) -> str:
+    """Module source that leaves *marker* behind and fails if it is ever executed."""
+    return (
+        f"open({str(marker)!r}, 'w').close()\n"
+        "raise RuntimeError('pep726hook scan executed a scanned module')\n"
+    )
+
+
+MPMATH_STYLE = """\
+    import sys, types
+
+    class _MPModule(types.ModuleType):
+        @property
+        def dps(self):
+            return 15
+
+        @dps.setter
+        def dps(self, value):
+            raise AttributeError("use mp.mp.dps")
+
+    sys.modules[__name__].__class__ = _MPModule
+"""
+
+
+@pytest.fixture
+def site(tmp_path: Path) -> Path:
+    """A site directory holding the fixture distributions."""
+    root = tmp_path / "site"
+    marker = tmp_path / "EXECUTED"
+    make_dist(
+        root,
+        "hooked",
+        "1.0",
+        {
+            "hooked/__init__.py": tripwire(marker)
+            + textwrap.dedent(
+                """\
+                def __setattr__(name, value):
+                    globals()[name] = value
+
+                def __delattr__(name):
+                    raise AttributeError(name)
+                """
+            ),
+            "hooked/blocks.py": """\
+                import sys
+                if sys.version_info >= (3, 8):
+                    def __setattr__(name, value):
+                        pass
+                try:
+                    from ._impl import __delattr__
+                except ImportError:
+                    __delattr__ = None
+            """,
+            "hooked/nested.py": """\
+                class Point:
+                    def __setattr__(self, name, value):
+                        object.__setattr__(self, name, value)
+
+                    def __delattr__(self, name):
+                        object.__delattr__(self, name)
+
+                def factory():
+                    def __setattr__(name, value):
+                        pass
+                    return __setattr__
+
+                if True:
+                    class Inner:
+                        def __getattr__(self, name):
+                            return name
+                # def __setattr__(name, value): a comment, not code
+                DOC = "__dir__ mentioned in a string"
+            """,
+        },
+    )
+    make_dist(root, "mpmath-style", "1.4.1", {"mpstyle/ctx.py": MPMATH_STYLE})
+    make_dist(
+        root,
+        "replaced",
+        "0.1",
+        {
+            "replaced.py": """\
+                import sys
+                from types import ModuleType
+
+                class _Guard(ModuleType):
+                    def __setattr__(self, name, value):
+                        raise AttributeError("read-only module")
+
+                    def __repr__(self):
+                        return "<guarded>"
+
+                sys.modules[__name__] = _Guard(__name__)
+            """,
+            "aliased.py": """\
+                import sys as _sys
+
+                class _Base(type(_sys)):
+                    def __delattr__(self, name):
+                        raise AttributeError(name)
+
+                class _Final(_Base):
+                    speed = property(lambda self: 1, lambda self, value: None)
+
+                _this = _sys.modules[__name__]
+                _this.__class__ = _Final
+            """,
+            "harmless.py": """\
+                import sys, types
+
+                class _Lazy(types.ModuleType):
+                    def __getattr__(self, name):
+                        return name
+
+                sys.modules[__name__].__class__ = _Lazy
+            """,
+        },
+    )
+    make_dist(
+        root,
+        "lazy-pkg",
+        "2.0",
+        {
+            "lazy_pkg/__init__.py": """\
+                def __getattr__(name):
+                    raise AttributeError(name)
+
+                def __dir__():
+                    return []
+            """,
+            "lazy_pkg/attach.py": """\
+                import lazy_loader as lazy
+
+                (
+                    __getattr__,
+                    __dir__,
+                    __all__,
+                ) = lazy.attach(__name__, submodules=["a"])
+            """,
+        },
+    )
+    make_dist(
+        root,
+        "broken",
+        "0.0",
+        {
+            "broken/syntax.py": "def __setattr__(name, value)\n    pass\n",
+            "broken/latin.py": b"def __setattr__(name, value):\n    return '\xe9t\xe9'\n",
+            "broken/cookie.py": b"# -*- coding: latin-1 -*-\n"
+            b"def __setattr__(name, value):\n    return '\xe9t\xe9'\n",
+            "broken/elsewhere.py": "def __dir__():\n    return []\n\nx = = 1\n",
+            "broken/plain.py": "x = 1 +\n",
+        },
+    )
+    return root
+
+
+def run_json(capsys: pytest.CaptureFixture[str], *argv: str) -> dict[str, Any]:
+    assert _scan.main(["--json", *argv]) == 0
+    out, err = capsys.readouterr()
+    assert err == ""
+    document: dict[str, Any] = json.loads(out)
+    return document
+
+
+def kinds_by_module(document: dict[str, Any]) -> dict[str, list[tuple[int, str]]]:
+    result: dict[str, list[tuple[int, str]]] = {}
+    for finding in document["findings"]:
+        result.setdefault(finding["module"], []).append((finding["line"], finding["kind"]))
+    return result
+
+
+def test_json_schema(site: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    document = run_json(capsys, "--site", str(site))
+    assert list(document) == ["schema", "python", "scanned_files", "skipped", "findings"]
+    assert document["schema"] == "pep726hook.scan/1"
+    version = ".".join(map(str, sys.version_info[:3]))
+    assert document["python"].endswith(version)
+    assert document["scanned_files"] == 14
+    for skipped in document["skipped"]:
+        assert list(skipped) == ["path", "reason"]
+    fields = ["distribution", "module", "path", "line", "kind", "detail", "suggestion"]
+    for finding in document["findings"]:
+        assert list(finding) == fields
+        assert finding["kind"] in _scan.KINDS
+        assert os.path.isabs(finding["path"])
+        assert isinstance(finding["line"], int)
+        assert (finding["suggestion"] is not None) == (finding["kind"] == "class_workaround")
+    order = [(f["distribution"], f["path"], f["line"]) for f in document["findings"]]
+    assert order == sorted(order)
+
+
+def test_module_level_hooks(site: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    found = kinds_by_module(run_json(capsys, "--site", str(site)))
+    assert found["hooked"] == [(3, "module_setattr"), (6, "module_delattr")]
+    assert found["hooked.blocks"] == [
+        (3, "module_setattr"),
+        (6, "module_delattr"),
+        (8, "module_delattr"),
+    ]
+
+
+def test_nested_definitions_do_not_count(site: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    found = kinds_by_module(run_json(capsys, "--site", str(site)))
+    assert "hooked.nested" not in found
+
+
+def test_mpmath_style_workaround(site: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    document = run_json(capsys, "--site", str(site))
+    (finding,) = [f for f in document["findings"] if f["module"] == "mpstyle.ctx"]
+    assert finding["distribution"] == "mpmath-style"
+    assert (finding["line"], finding["kind"]) == (3, "class_workaround")
+    assert "class _MPModule(types.ModuleType)" in finding["detail"]
+    assert "setter property dps" in finding["detail"]
+    assert "line 12" in finding["detail"]
+    suggestion = finding["suggestion"]
+    assert 'define module-level "def __setattr__(name, value): ..."' in suggestion
+    assert "__getattr__" in suggestion  # the getter becomes a PEP 562 read
+    assert "drop class _MPModule" in suggestion
+    assert "__delattr__" not in suggestion
+
+
+def test_sys_modules_replacement_and_aliases(
+    site: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    document = run_json(capsys, "--site", str(site))
+    by_module = {f["module"]: f for f in document["findings"] if f["kind"] == "class_workaround"}
+    assert set(by_module) == {"mpstyle.ctx", "replaced", "aliased"}
+    replaced = by_module["replaced"]
+    assert replaced["line"] == 4
+    assert "sys.modules replacement" in replaced["detail"]
+    assert "overrides __setattr__" in replaced["detail"]
+    assert '"def __setattr__(name, value): ..."' in replaced["suggestion"]
+    aliased = by_module["aliased"]
+    assert aliased["line"] == 7  # the installed class; its base supplies __delattr__
+    assert "__delattr__" in aliased["detail"] and "setter property speed" in aliased["detail"]
+    assert '"def __delattr__(name): ..."' in aliased["suggestion"]
+    assert '"def __setattr__(name, value): ..."' in aliased["suggestion"]
+
+
+def test_pep562_is_informational(site: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    found = kinds_by_module(run_json(capsys, "--site", str(site)))
+    assert found["lazy_pkg"] == [(1, "module_getattr"), (4, "module_dir")]
+    assert found["lazy_pkg.attach"] == [(3, "module_getattr"), (3, "module_dir")]
+
+
+def test_undecodable_and_unparsable_files_are_skipped(
+    site: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    document = run_json(capsys, "--site", str(site))
+    reasons = {Path(s["path"]).name: s["reason"] for s in document["skipped"]}
+    assert set(reasons) == {"syntax.py", "latin.py"}
+    assert reasons["syntax.py"].startswith("syntax error at line 1")
+    assert reasons["latin.py"].startswith("cannot decode as utf-8")
+    found = kinds_by_module(document)
+    assert found["broken.cookie"] == [(2, "module_setattr")]
+    # Only the statements of interest are parsed by default ...
+    assert found["broken.elsewhere"] == [(1, "module_dir")]
+    assert "broken.plain" not in found
+
+
+def test_thorough_parses_whole_files(site: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    fast = run_json(capsys, "--site", str(site))
+    thorough = run_json(capsys, "--site", str(site), "--thorough")
+    reasons = {Path(s["path"]).name: s["reason"] for s in thorough["skipped"]}
+    # ... and --thorough reports a syntax error anywhere in a candidate file.
+    assert set(reasons) == {"syntax.py", "latin.py", "elsewhere.py"}
+    assert reasons["elsewhere.py"].startswith("syntax error at line 4")
+    fast_findings = [f for f in fast["findings"] if f["module"] != "broken.elsewhere"]
+    assert thorough["findings"] == fast_findings
+
+
+def test_nothing_is_imported_or_executed(
+    site: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    before = set(sys.modules)
+    run_json(capsys, "--site", str(site), "--thorough")
+    run_json(capsys, "--site", str(site))
+    assert not (tmp_path / "EXECUTED").exists()
+    fixture_names = {"hooked", "mpstyle", "replaced", "aliased", "harmless", "lazy_pkg", "broken"}
+    new = {name.partition(".")[0] for name in set(sys.modules) - before}
+    assert not new & fixture_names
+
+
+def test_distribution_filter(site: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    document = run_json(capsys, "--site", str(site), "Lazy_Pkg", "mpmath.style")
+    assert {f["distribution"] for f in document["findings"]} == {"lazy-pkg", "mpmath-style"}
+    assert document["scanned_files"] == 3
+
+
+def test_unknown_distribution_is_a_usage_error(
+    site: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert _scan.main(["--site", str(site), "hooked", "no-such-dist"]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert "pep726hook scan: error: no installed distribution named no-such-dist" in err
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["--bogus"], ["--path", "/nonexistent/dir"], ["--site", "/nonexistent/dir"], ["--jobs", "x"]],
+)
+def test_usage_errors_exit_2(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    assert _scan.main(argv) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and "usage: pep726hook scan" in err
+
+
+def test_help(capsys: pytest.CaptureFixture[str]) -> None:
+    assert _scan.main(["--help"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("usage: pep726hook scan")
+    for option in ("--path", "--stdlib", "--site", "--json", "--thorough", "DIST"):
+        assert option in out
+
+
+def test_path_trees(site: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    tree = tmp_path / "tree"
+    (tree / "pkg" / "sub").mkdir(parents=True)
+    (tree / "pkg" / "__init__.py").write_text("def __getattr__(name):\n    raise AttributeError\n")
+    (tree / "pkg" / "sub" / "mod.py").write_text(textwrap.dedent(MPMATH_STYLE))
+    (tree / ".hidden").mkdir()
+    (tree / ".hidden" / "x.py").write_text("def __dir__():\n    return []\n")
+    document = run_json(capsys, "--path", str(tree))
+    found = {(f["distribution"], f["module"], f["kind"]) for f in document["findings"]}
+    assert found == {(None, "pkg", "module_getattr"), (None, "pkg.sub.mod", "class_workaround")}
+    assert document["scanned_files"] == 2
+    # --path alone leaves installed distributions out; with a DIST, both are scanned.
+    both = run_json(capsys, "--path", str(tree), "--site", str(site), "lazy-pkg")
+    assert {f["distribution"] for f in both["findings"]} == {None, "lazy-pkg"}
+
+
+def test_table(site: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert _scan.main(["--site", str(site)]) == 0
+    out, err = capsys.readouterr()
+    assert err == ""
+    lines = out.splitlines()
+    assert lines[0].split() == ["LOCATION", "DISTRIBUTION", "MODULE", "KIND", "DETAIL"]
+    ctx = str(site / "mpstyle" / "ctx.py")
+    (row,) = [line for line in lines if line.startswith(f"{ctx}:3 ")]
+    assert row.split()[1:4] == ["mpmath-style", "mpstyle.ctx", "class_workaround"]
+    following = lines[lines.index(row) + 1]
+    assert following.startswith("    suggestion: define module-level")
+    assert any(line.startswith("skipped ") and "latin.py: cannot decode" in line for line in lines)
+    assert lines[-1].startswith("14 findings in 9 modules; scanned 14 files")
+    assert "2 skipped" in lines[-1]
+
+
+def test_empty_table(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert _scan.main(["--path", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("0 findings in 0 modules; scanned 0 files")
+
+
+def test_record_listing_a_missing_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    info = make_dist(tmp_path, "gone", "1", {"gone.py": "x = 1\n"})
+    (tmp_path / "gone.py").unlink()
+    document = run_json(capsys, "--site", str(tmp_path))
+    assert document["skipped"] == [
+        {"path": str(tmp_path / "gone.py"), "reason": "cannot read: No such file or directory"}
+    ]
+    assert info.exists()
+
+
+def test_fast_path_agrees_with_thorough_on_stdlib() -> None:
+    """The byte-level pre-filter may only skip work: same findings as parsing everything."""
+    files = list(_scan.tree_files(_scan.stdlib_root(), prune_site=True))
+    assert len(files) > 500
+    fast = _scan.scan_files(files, jobs=1)
+    thorough = _scan.scan_files(files, thorough=True, jobs=1)
+    assert fast.findings == thorough.findings
+    assert fast.parsed_files < thorough.parsed_files / 2
+
+
+def test_stdlib_option(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    document = run_json(capsys, "--stdlib", "--site", str(tmp_path))
+    stdlib = _scan.stdlib_root()
+    assert document["scanned_files"] > 500
+    assert all(f["path"].startswith(stdlib) for f in document["findings"])
+    assert all(f["distribution"] is None for f in document["findings"])
+
+
+def test_progress_only_on_a_terminal(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for index in range(300):
+        (tmp_path / f"m{index}.py").write_text("x = 1\n")
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    terminal = Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    monkeypatch.setattr(_scan, "_BATCH", 16)
+    _scan.scan(paths=[str(tmp_path)], jobs=1)
+    assert "pep726hook scan:" in terminal.getvalue()
+    assert terminal.getvalue().endswith("\r\x1b[K")
+
+
+def test_pool_gives_the_same_result(site: Path) -> None:
+    files = _scan.collect_files(site=[str(site)])
+    serial = _scan.scan_files(files, jobs=1)
+    pooled = _scan.scan_files(files, jobs=2)
+    assert pooled == serial
+
+
+def test_report_round_trip(site: Path) -> None:
+    result = _scan.scan(site=[str(site)])
+    out = io.StringIO()
+    _scan_report.write_json(result, out)
+    assert json.loads(out.getvalue()) == _scan_report.to_json(result)
+
+
+def test_subprocess(site: Path, tmp_path: Path) -> None:
+    env = dict(os.environ, PYTHONPATH=SRC)
+    code = "from pep726hook._scan import main; raise SystemExit(main(%r))"
+    done = subprocess.run(
+        [sys.executable, "-c", code % (["--site", str(site), "--json"],)],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert (done.returncode, done.stderr) == (0, "")
+    assert json.loads(done.stdout)["schema"] == "pep726hook.scan/1"
+    assert not (tmp_path / "EXECUTED").exists()
+    failed = subprocess.run(
+        [sys.executable, "-c", code % (["nope", "--site", str(site)],)],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert failed.returncode == 2
+    assert "no installed distribution named nope" in failed.stderr
