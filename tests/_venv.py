@@ -11,13 +11,14 @@ always wins.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import subprocess
 import sys
 import textwrap
 from pathlib import Path
-from typing import Dict, Iterator, Mapping, Optional, Sequence
+from typing import Iterator, Mapping, Sequence
 
 import pytest
 
@@ -28,8 +29,18 @@ _IGNORED = shutil.ignore_patterns(
     ".git", "build", "dist", "*.egg-info", "__pycache__", ".nox", ".venv*", "*.so", ".*_cache"
 )
 # Variables of the surrounding environment that would change what the child does.
-_SCRUBBED = ("PEP726HOOK", "PEP726HOOK_ENGINE", "PYTHONPATH", "PYTHONHOME", "PYTHONSAFEPATH",
-             "PYTHONSTARTUP", "PYTEST_ADDOPTS", "PYTEST_PLUGINS", "VIRTUAL_ENV", "__PYVENV_LAUNCHER__")
+_SCRUBBED = (
+    "PEP726HOOK",
+    "PEP726HOOK_ENGINE",
+    "PYTHONPATH",
+    "PYTHONHOME",
+    "PYTHONSAFEPATH",
+    "PYTHONSTARTUP",
+    "PYTEST_ADDOPTS",
+    "PYTEST_PLUGINS",
+    "VIRTUAL_ENV",
+    "__PYVENV_LAUNCHER__",
+)
 
 
 class Venv:
@@ -46,7 +57,7 @@ class Venv:
         )
         self.engines: tuple[str, ...] = ()
 
-    def env(self, extra: Optional[Mapping[str, str]] = None) -> Dict[str, str]:
+    def env(self, extra: Mapping[str, str] | None = None) -> dict[str, str]:
         """The environment for a child: ours, minus anything that steers Python or the hook."""
         env = clean_env()
         env["PYTHONDONTWRITEBYTECODE"] = "1"
@@ -58,10 +69,10 @@ class Venv:
     def run(
         self,
         argv: Sequence[str],
-        env: Optional[Mapping[str, str]] = None,
-        cwd: Optional[Path] = None,
+        env: Mapping[str, str] | None = None,
+        cwd: Path | None = None,
         timeout: float = TIMEOUT,
-        stdin: Optional[str] = None,
+        stdin: str | None = None,
     ) -> subprocess.CompletedProcess[str]:
         """Run *argv* (the first item a program in the venv's bin or a path) to completion."""
         argv = list(argv)
@@ -82,8 +93,8 @@ class Venv:
     def run_python(
         self,
         args: Sequence[str],
-        env: Optional[Mapping[str, str]] = None,
-        cwd: Optional[Path] = None,
+        env: Mapping[str, str] | None = None,
+        cwd: Path | None = None,
         timeout: float = TIMEOUT,
     ) -> subprocess.CompletedProcess[str]:
         """Run the venv's python with *args*."""
@@ -96,7 +107,7 @@ class Venv:
         return result.stdout
 
 
-def clean_env() -> Dict[str, str]:
+def clean_env() -> dict[str, str]:
     """Our environment minus what would steer a child Python (PYTHONPATH, the hook's variables)."""
     return {k: v for k, v in os.environ.items() if k not in _SCRUBBED}
 
@@ -170,10 +181,8 @@ def _pytest_directories() -> list[str]:
 
     modules = [pytest, _pytest, pluggy]
     for name in ("iniconfig", "packaging", "exceptiongroup", "tomli", "pygments"):
-        try:
+        with contextlib.suppress(ImportError):
             modules.append(__import__(name))
-        except ImportError:
-            pass
     directories: list[str] = []
     for module in modules:
         file = getattr(module, "__file__", None)
@@ -199,8 +208,17 @@ def make_venv(path: Path, install: Sequence[str]) -> Venv:
     if install:
         # The running interpreter's pip installs into the venv: no pip inside it.
         result = subprocess.run(
-            [sys.executable, "-m", "pip", "--python", str(venv.python), "install",
-             "--no-deps", "-q", *install],
+            [
+                sys.executable,
+                "-m",
+                "pip",
+                "--python",
+                str(venv.python),
+                "install",
+                "--no-deps",
+                "-q",
+                *install,
+            ],
             capture_output=True,
             text=True,
             timeout=600,
@@ -220,7 +238,7 @@ def make_venv(path: Path, install: Sequence[str]) -> Venv:
     return venv
 
 
-_cache: Dict[str, Venv] = {}
+_cache: dict[str, Venv] = {}
 
 
 def session_venv(tmp_path_factory: pytest.TempPathFactory) -> Venv:

@@ -72,3 +72,8 @@ def write_module(tmp_path: Path) -> Callable[..., Path]:
         return file
 
     return write
+
+
+# Fixtures of the subprocess tests (runner, .pth, children, pytest plugin): one
+# venv of this interpreter with the built wheel installed, made once per session.
+from _venv import venv, venv_engine  # noqa: E402, F401

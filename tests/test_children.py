@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from _venv import Venv, describe, venv, venv_engine, write  # noqa: F401
+from _venv import Venv, describe, write
 
 HELPER = """\
 calls = []

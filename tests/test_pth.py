@@ -3,13 +3,10 @@
 from __future__ import annotations
 
 import shutil
-import subprocess
-import sys
-import zipfile
 from pathlib import Path
 
 import pytest
-from _venv import ROOT, Venv, describe, editable_venv, make_venv, venv, venv_engine, write  # noqa: F401
+from _venv import ROOT, Venv, describe, editable_venv, make_venv, write
 
 PTH = "pep726hook.pth"
 START = "pep726hook.start"
@@ -48,21 +45,27 @@ def test_start_entry_point_activates(venv: Venv, tmp_path: Path) -> None:
         "getattr(importlib.import_module(module), function)()\n" + CHECK.replace("; ", "\n")
     )
     # -S: the .pth does not run, so only the entry point can have installed the hook.
-    out = venv.check_python(["-S", "-c", f"import sys; sys.path.append({str(venv.site_packages)!r})\n" + code],
-                            env={"PEP726HOOK": "1"}, cwd=tmp_path)
+    out = venv.check_python(
+        ["-S", "-c", f"import sys; sys.path.append({str(venv.site_packages)!r})\n" + code],
+        env={"PEP726HOOK": "1"},
+        cwd=tmp_path,
+    )
     assert out.split()[0] == "True"
     assert out.rstrip().endswith("['x']")
 
 
 def test_unset_variable_imports_nothing(venv: Venv) -> None:
-    out = venv.check_python(["-c", "import sys; print(sorted(m for m in sys.modules if 'pep726' in m))"])
+    out = venv.check_python(
+        ["-c", "import sys; print(sorted(m for m in sys.modules if 'pep726' in m))"]
+    )
     assert out == "[]\n"
 
 
 @pytest.mark.parametrize("value", ["0", "", "yes", "true"])
 def test_only_the_value_1_activates(venv: Venv, value: str) -> None:
-    out = venv.check_python(["-c", "import sys; print('pep726hook' in sys.modules)"],
-                            env={"PEP726HOOK": value})
+    out = venv.check_python(
+        ["-c", "import sys; print('pep726hook' in sys.modules)"], env={"PEP726HOOK": value}
+    )
     assert out == "False\n"
 
 
@@ -178,7 +181,3 @@ def test_built_wheel_lists_the_startup_files_in_record(venv: Venv) -> None:
     text = records[0].read_text(encoding="utf-8")
     assert f"\n{PTH}," in "\n" + text
     assert f"\n{START}," in "\n" + text
-
-
-def _unused() -> None:  # keep imports used on every interpreter
-    _ = (subprocess, sys, zipfile)

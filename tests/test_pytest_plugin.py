@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Dict, List
 
 import pytest
-from _venv import Venv, describe, venv, venv_engine, write  # noqa: F401
+from _venv import Venv, describe, write
 
 CONFTEST = """\
 import sys
@@ -58,7 +57,7 @@ def project(tmp_path: Path) -> Path:
     return tmp_path
 
 
-ROUTES: Dict[str, List[str]] = {
+ROUTES: dict[str, list[str]] = {
     "option": ["python", "-m", "pytest", "--pep726hook"],
     "engine-option": ["python", "-m", "pytest", "--pep726hook-engine", "{engine}"],
     "ini": ["python", "-m", "pytest"],
@@ -77,9 +76,20 @@ def test_hooks_and_assertion_rewriting(
     if route == "pth":
         env["PEP726HOOK"] = "1"
     if route == "ini":
-        write(project / "pytest.ini", f"[pytest]\npep726hook = true\npep726hook_engine = {venv_engine}\n")
+        write(
+            project / "pytest.ini",
+            f"[pytest]\npep726hook = true\npep726hook_engine = {venv_engine}\n",
+        )
     result = venv.run(
-        [*argv, "-p", "no:cacheprovider", "-s", "-rA", f"--import-mode={import_mode}", "test_hooks.py"],
+        [
+            *argv,
+            "-p",
+            "no:cacheprovider",
+            "-s",
+            "-rA",
+            f"--import-mode={import_mode}",
+            "test_hooks.py",
+        ],
         env=env,
         cwd=project,
     )
@@ -91,8 +101,9 @@ def test_hooks_and_assertion_rewriting(
 
 
 def test_without_any_route_the_hook_is_off(venv: Venv, project: Path) -> None:
-    result = venv.run(["python", "-m", "pytest", "-p", "no:cacheprovider", "-s", "test_hooks.py"],
-                      cwd=project)
+    result = venv.run(
+        ["python", "-m", "pytest", "-p", "no:cacheprovider", "-s", "test_hooks.py"], cwd=project
+    )
     assert "ENGINE=None" in result.stdout, describe(result)
     assert "3 failed, 1 passed" in result.stdout or "1 passed, 3 failed" in result.stdout
 
@@ -124,8 +135,17 @@ def test_finder_is_first_during_collection(venv: Venv, venv_engine: str, project
         """,
     )
     result = venv.run(
-        ["python", "-m", "pytest", "-p", "no:cacheprovider", "-s", "--pep726hook-engine",
-         venv_engine, "test_order.py"],
+        [
+            "python",
+            "-m",
+            "pytest",
+            "-p",
+            "no:cacheprovider",
+            "-s",
+            "--pep726hook-engine",
+            venv_engine,
+            "test_order.py",
+        ],
         cwd=project,
     )
     assert result.returncode == 0, describe(result)

@@ -6,10 +6,10 @@ import json
 import sys
 import zipfile
 from pathlib import Path
-from typing import Any, Dict, List
+from typing import Any
 
 import pytest
-from _venv import Venv, describe, venv, venv_engine, write  # noqa: F401
+from _venv import Venv, describe, write
 
 # Prints what a program can see of how it was started, as JSON.
 DUMP = """\
@@ -66,7 +66,7 @@ TARGETS = {
 }
 
 
-def dump(venv: Venv, argv: List[str], cwd: Path) -> Dict[str, Any]:
+def dump(venv: Venv, argv: list[str], cwd: Path) -> dict[str, Any]:
     result = venv.run(argv, cwd=cwd)
     assert result.returncode == 0, describe(result)
     assert result.stderr == "", describe(result)
@@ -75,17 +75,13 @@ def dump(venv: Venv, argv: List[str], cwd: Path) -> Dict[str, Any]:
 
 @pytest.mark.parametrize("runner", sorted(RUNNERS))
 @pytest.mark.parametrize("target", sorted(TARGETS))
-def test_main_is_set_up_as_python_does(
-    venv: Venv, project: Path, runner: str, target: str
-) -> None:
+def test_main_is_set_up_as_python_does(venv: Venv, project: Path, runner: str, target: str) -> None:
     expected = dump(venv, ["python", *TARGETS[target]], project)
     actual = dump(venv, [*RUNNERS[runner], *TARGETS[target]], project)
     assert actual == expected
 
 
-def test_engine_option_comes_before_the_target(
-    venv: Venv, venv_engine: str, project: Path
-) -> None:
+def test_engine_option_comes_before_the_target(venv: Venv, venv_engine: str, project: Path) -> None:
     expected = dump(venv, ["python", "scripts/dump.py", "--engine", "x"], project)
     actual = dump(
         venv, ["pep726hook", "--engine", venv_engine, "scripts/dump.py", "--engine", "x"], project
@@ -102,9 +98,7 @@ def test_safe_path_is_honoured(venv: Venv, project: Path, target: str) -> None:
 
 
 @pytest.mark.skipif(sys.version_info < (3, 11), reason="-P is new in 3.11")
-def test_safe_path_leaves_the_current_directory_out_for_modules(
-    venv: Venv, project: Path
-) -> None:
+def test_safe_path_leaves_the_current_directory_out_for_modules(venv: Venv, project: Path) -> None:
     result = venv.run(["python", "-P", "-m", "pep726hook", "-m", "dumpmod"], cwd=project)
     assert result.returncode == 1, describe(result)
     assert "No module named dumpmod" in result.stderr
@@ -231,6 +225,8 @@ def test_real_sigint_exits_130(venv: Venv, tmp_path: Path) -> None:
         tmp_path / "interrupted.py",
         """\
         import os, signal, time
+        # A background job starts with SIGINT ignored; a terminal user's process does not.
+        signal.signal(signal.SIGINT, signal.default_int_handler)
         os.kill(os.getpid(), signal.SIGINT)
         time.sleep(30)
         """,
@@ -263,8 +259,11 @@ def test_spec_of_module_target_carries_the_real_loader(venv: Venv, tmp_path: Pat
 
 def test_a_script_named_scan(venv: Venv, tmp_path: Path) -> None:
     write(tmp_path / "scan", "print('the script named scan')\n")
-    for argv in (["python", "-m", "pep726hook", "./scan"], ["pep726hook", "run", "scan"],
-                 ["pep726hook", "--", "scan"]):
+    for argv in (
+        ["python", "-m", "pep726hook", "./scan"],
+        ["pep726hook", "run", "scan"],
+        ["pep726hook", "--", "scan"],
+    ):
         result = venv.run(argv, cwd=tmp_path)
         assert result.stdout == "the script named scan\n", describe(result)
 
@@ -281,8 +280,9 @@ def test_scan_subcommand_is_dispatched(venv: Venv, tmp_path: Path) -> None:
 
 def test_double_dash_ends_our_options(venv: Venv, tmp_path: Path) -> None:
     write(tmp_path / "-dash.py", "import sys; print(sys.argv)\n")
-    result = venv.run(["pep726hook", "--engine", "class", "--", "-dash.py", "--version"],
-                      cwd=tmp_path)
+    result = venv.run(
+        ["pep726hook", "--engine", "class", "--", "-dash.py", "--version"], cwd=tmp_path
+    )
     assert result.stdout == "['-dash.py', '--version']\n", describe(result)
 
 
@@ -310,7 +310,7 @@ def test_help_and_version(venv: Venv) -> None:
         (["-"], "standard input"),
     ],
 )
-def test_usage_errors(venv: Venv, argv: List[str], message: str) -> None:
+def test_usage_errors(venv: Venv, argv: list[str], message: str) -> None:
     result = venv.run(["pep726hook", *argv])
     assert result.returncode == 2, describe(result)
     assert result.stderr.startswith("usage: pep726hook")
@@ -347,7 +347,7 @@ def test_unavailable_native_engine_is_a_usage_error(venv: Venv, tmp_path: Path) 
     ],
 )
 def test_missing_targets_fail_as_python_does(
-    venv: Venv, tmp_path: Path, argv: List[str], status: int, message: str
+    venv: Venv, tmp_path: Path, argv: list[str], status: int, message: str
 ) -> None:
     (tmp_path / "emptydir").mkdir()
     expected = venv.run(["python", *argv], cwd=tmp_path)

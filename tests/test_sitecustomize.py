@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from _venv import Venv, describe, venv, write  # noqa: F401
+from _venv import Venv, describe, write
 
 # The two lines docs/activation.md tells people to put in sitecustomize.py.
 RECIPE = """\
