@@ -27,6 +27,7 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <string.h>
 
 #if PY_VERSION_HEX >= 0x030D0000
 /* hackcheck() was relaxed in 3.13 to only guard type objects. */
@@ -316,6 +317,76 @@ repoint_subclasses(PyTypeObject *type, setattrofunc from, setattrofunc to, int d
     return 0;
 }
 
+/* ---- new interpreters while the slot is slot_tp_setattro (3.12+) ----
+ *
+ * From 3.12 on every new interpreter builds its own dict for each static
+ * builtin type, and add_operators() fills it with slot wrappers around the
+ * slots *as they are now*.  With ModuleType's slot at slot_tp_setattro the new
+ * dict's '__setattr__' would be a wrapper around slot_tp_setattro, which looks
+ * '__setattr__' up and finds itself: infinite recursion, and the new
+ * interpreter dies with "Fatal Python error: _PySys_Create" (issue 3, 2c).
+ * CPython's own test suite creates sub-interpreters all the time.
+ *
+ * An audit hook sees "cpython.PyInterpreterState_New" before the new
+ * interpreter's types are readied: the slot goes back to the generic one
+ * until the new interpreter raises its first audit event (its first import,
+ * after its types are ready), then is patched again.  Meanwhile stores in
+ * other threads of other interpreters skip the hooks.
+ *
+ * CPython raises that event only when the creating thread has a thread state.
+ * Py_NewInterpreter() called with none (_testcapi.run_in_subinterp swaps its
+ * own out first) cannot be seen, and still dies: see docs/native-engine.md.
+ * A direct C slot avoids this but makes hackcheck() reject
+ * object.__setattr__(module, ...) on 3.12, which LazyLoader (3.12.3+) and
+ * many libraries rely on. */
+#if PY_VERSION_HEX >= 0x030C0000
+static int audit_hook_added = 0;
+/* The interpreter creating a new one while the slot is lent out, or NULL. */
+static PyInterpreterState *lending_creator = NULL;
+
+static int
+new_interpreter_guard(const char *event, PyObject *args, void *data)
+{
+    (void)args;
+    (void)data;
+    if (lending_creator == NULL) {
+        if (patch_owner != NULL && installed_setattro != hooked_setattro &&
+            strcmp(event, "cpython.PyInterpreterState_New") == 0) {
+            lending_creator = PyInterpreterState_Get();
+            PyModule_Type.tp_setattro = original_setattro;
+        }
+        return 0;
+    }
+    if (PyInterpreterState_Get() != lending_creator ||
+        strcmp(event, "cpython.PyInterpreterState_Clear") == 0) {
+        /* The new interpreter is running code (or failed and is being
+         * cleared): its ModuleType dict is built. */
+        lending_creator = NULL;
+        if (patch_owner != NULL) {
+            PyModule_Type.tp_setattro = installed_setattro;
+        }
+    }
+    return 0;
+}
+
+static int
+add_new_interpreter_guard(void)
+{
+    if (audit_hook_added) {
+        return 0;
+    }
+    if (PySys_AddAuditHook(new_interpreter_guard, NULL) < 0) {
+        if (!PyErr_Occurred()) {
+            PyErr_SetString(PyExc_RuntimeError,
+                            "could not add the audit hook that protects new interpreters");
+        }
+        return -1;
+    }
+    audit_hook_added = 1;
+    return 0;
+}
+#endif
+
 /* ---- install / uninstall ---- */
 
 /* Put *saved* back under *key*, or remove the key if it was absent. */
@@ -472,6 +543,11 @@ native_install(PyObject *module, PyObject *args, PyObject *kwargs)
             return NULL;
         }
     }
+#if PY_VERSION_HEX >= 0x030C0000
+    if (target != hooked_setattro && add_new_interpreter_guard() < 0) {
+        return NULL;
+    }
+#endif
     if (install_dict_entries(entries) < 0) {
         return NULL;
     }
@@ -521,6 +597,9 @@ native_uninstall(PyObject *module, PyObject *Py_UNUSED(ignored))
         PyModule_Type.tp_setattro = original_setattro;
         patch_owner = NULL;
         installed_setattro = NULL;
+#if PY_VERSION_HEX >= 0x030C0000
+        lending_creator = NULL;
+#endif
         PyType_Modified(&PyModule_Type);
     }
     if (uninstall_dict_entries(entries) < 0) {
