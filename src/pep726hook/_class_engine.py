@@ -62,6 +62,11 @@ class HookAwareModule(ModuleType):
         super().__delattr__(name)
 
 
+# CPython's error messages name the object's type: ``del mod.missing`` says
+# "'module' object has no attribute 'missing'" (3.12+).  Stand in for
+# ModuleType under its name; composed classes already carry their base's.
+HookAwareModule.__name__ = HookAwareModule.__qualname__ = ModuleType.__name__
+
 _hook_aware_classes: dict[type, type] = {ModuleType: HookAwareModule}
 _original_classes: dict[type, type] = {HookAwareModule: ModuleType}
 
