@@ -31,9 +31,8 @@ def make_dist(site: Path, name: str, version: str, files: Files) -> Path:
     for relative, content in files.items():
         path = site / relative
         path.parent.mkdir(parents=True, exist_ok=True)
-        if isinstance(content, str):
-            content = textwrap.dedent(content).encode("utf-8")
-        path.write_bytes(content)
+        data = content if isinstance(content, bytes) else textwrap.dedent(content).encode()
+        path.write_bytes(data)
         record.append(f"{relative},,")
     record += [f"{info.name}/METADATA,,", f"{info.name}/RECORD,,"]
     (info / "RECORD").write_text("\n".join(record) + "\n", encoding="utf-8")

@@ -195,7 +195,7 @@ def distribution_files(name: str, dist: importlib_metadata.Distribution) -> Iter
     # which dominates the cost of ``dist.files`` for large distributions.
     record = dist.read_text("RECORD")
     if record is not None:
-        base = os.fspath(dist.locate_file(""))
+        base = str(dist.locate_file(""))
         for row in csv.reader(record.splitlines()):
             if row and row[0].endswith(".py"):
                 relative = row[0]
@@ -207,7 +207,7 @@ def distribution_files(name: str, dist: importlib_metadata.Distribution) -> Iter
     # rather than to the install; only the files that exist are the module's.
     for file in dist.files or ():
         if file.suffix == ".py":
-            path = os.path.normpath(os.fspath(dist.locate_file(file)))
+            path = os.path.normpath(str(dist.locate_file(file)))
             if os.path.isfile(path):
                 yield SourceFile(path, _module_name(file.as_posix()), name)
 
@@ -223,7 +223,8 @@ def tree_files(root: str, prune_site: bool = False) -> Iterator[SourceFile]:
         dirs[:] = sorted(
             d
             for d in dirs
-            if not d.startswith(".") and not (d in _SKIPPED_DIRS and (prune_site or d == "__pycache__"))
+            if not d.startswith(".")
+            and not (d in _SKIPPED_DIRS and (prune_site or d == "__pycache__"))
         )
         relative_dir = os.path.relpath(directory, root).replace(os.sep, "/")
         prefix = "" if relative_dir == "." else relative_dir + "/"
@@ -500,10 +501,10 @@ def _dotted(node: ast.expr) -> str:
     return "..."
 
 
-def _unwrap_index(node: ast.expr) -> ast.expr:
+def _unwrap_index(node: ast.AST) -> ast.AST:
     # Python 3.8 wraps subscripts in ast.Index; later versions do not.
     if type(node).__name__ == "Index":
-        value: ast.expr = node.value  # type: ignore[attr-defined]
+        value: ast.AST = getattr(node, "value", node)
         return value
     return node
 
@@ -563,7 +564,7 @@ class _Analysis:
 
     # ---- the __class__ workaround
 
-    def _is_own_key(self, node: ast.expr) -> bool:
+    def _is_own_key(self, node: ast.AST) -> bool:
         node = _unwrap_index(node)
         if isinstance(node, ast.Name):
             return node.id == "__name__"
@@ -582,7 +583,7 @@ class _Analysis:
             return (
                 isinstance(node.value, ast.Attribute)
                 and node.value.attr == "modules"
-                and self._is_own_key(node.slice)  # type: ignore[arg-type]
+                and self._is_own_key(node.slice)
             )
         if isinstance(node, ast.Call):
             func = node.func
@@ -620,7 +621,9 @@ class _Analysis:
                         and isinstance(value.func, ast.Name)
                         and value.func.id in self.module_classes
                     ):
-                        installed.setdefault(value.func.id, (node.lineno, "sys.modules replacement"))
+                        installed.setdefault(
+                            value.func.id, (node.lineno, "sys.modules replacement")
+                        )
             elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
                 call = node.value
                 if (
@@ -633,7 +636,9 @@ class _Analysis:
                     and isinstance(call.args[2], ast.Name)
                     and call.args[2].id in self.classes
                 ):
-                    installed.setdefault(call.args[2].id, (node.lineno, "setattr(..., '__class__')"))
+                    installed.setdefault(
+                        call.args[2].id, (node.lineno, "setattr(..., '__class__')")
+                    )
         return installed
 
     def _class_members(self, name: str, seen: set[str]) -> tuple[list[str], bool]:
@@ -649,7 +654,10 @@ class _Analysis:
                 if stmt.name in ("__setattr__", "__delattr__"):
                     overrides.append(stmt.name)
                 for decorator in stmt.decorator_list:
-                    if isinstance(decorator, ast.Attribute) and decorator.attr in ("setter", "deleter"):
+                    if isinstance(decorator, ast.Attribute) and decorator.attr in (
+                        "setter",
+                        "deleter",
+                    ):
                         overrides.append(f"{decorator.attr} property {stmt.name}")
                     elif isinstance(decorator, ast.Name) and decorator.id == "property":
                         getters = True
@@ -659,13 +667,7 @@ class _Analysis:
                 value = stmt.value
                 if isinstance(value, ast.Call) and _dotted(value.func).endswith("property"):
                     getters = True
-                    keywords = {k.arg for k in value.keywords}
-                    has_setter = len(value.args) >= 2 and not _is_none(value.args[1])
-                    has_deleter = len(value.args) >= 3 and not _is_none(value.args[2])
-                    if has_setter or "fset" in keywords:
-                        overrides.extend(f"setter property {n}" for n in names)
-                    if has_deleter or "fdel" in keywords:
-                        overrides.extend(f"deleter property {n}" for n in names)
+                    overrides.extend(_property_call_overrides(value, names))
         for base in cls.bases:
             if isinstance(base, ast.Name):
                 inherited, inherited_getters = self._class_members(base.id, seen)
@@ -685,6 +687,15 @@ class _Analysis:
                 f" overrides {', '.join(dict.fromkeys(overrides))}"
             )
             yield cls.lineno, "class_workaround", detail, _suggestion(name, overrides, getters)
+
+
+def _property_call_overrides(call: ast.Call, names: list[str]) -> Iterator[str]:
+    """``setter property x`` etc. for ``x = property(fget, fset, fdel)``."""
+    keywords = {k.arg for k in call.keywords}
+    if (len(call.args) >= 2 and not _is_none(call.args[1])) or "fset" in keywords:
+        yield from (f"setter property {name}" for name in names)
+    if (len(call.args) >= 3 and not _is_none(call.args[2])) or "fdel" in keywords:
+        yield from (f"deleter property {name}" for name in names)
 
 
 def _is_none(node: ast.expr) -> bool:
@@ -744,7 +755,9 @@ def analyse_statements(data: bytes, hook_lines: list[int], path: str) -> Found |
             return None
         offset = data.count(b"\n", 0, start)
         analysis = _Analysis(tree, lines, "")
-        found.extend((line + offset, kind, detail, hint) for line, kind, detail, hint in analysis.hooks())
+        found.extend(
+            (line + offset, kind, detail, hint) for line, kind, detail, hint in analysis.hooks()
+        )
     return found
 
 
@@ -822,7 +835,9 @@ def _read(path: str) -> bytes:
         os.close(fd)
 
 
-def scan_file(source: SourceFile, thorough: bool = False) -> tuple[list[Finding], Skipped | None, bool]:
+def scan_file(
+    source: SourceFile, thorough: bool = False
+) -> tuple[list[Finding], Skipped | None, bool]:
     """Scan one file: its findings, why it was skipped (or None), whether it was parsed.
 
     By default only files that :func:`plan_parse` cannot rule out are parsed,
@@ -919,7 +934,7 @@ def _fork_pool(jobs: int) -> multiprocessing.pool.Pool | None:
 
 
 def scan_files(
-    files: Iterable[SourceFile], thorough: bool = False, jobs: int | None = None
+    files: Iterable[SourceFile], thorough: bool = False, *, jobs: int | None = None
 ) -> ScanResult:
     """Scan *files* (duplicates by path are scanned once); see :func:`scan_file`.
 
@@ -942,7 +957,13 @@ def scan_files(
         progress.update(min(done, len(unique)))
     progress.close()
     findings.sort(
-        key=lambda f: (f.distribution is None, f.distribution or "", f.path, f.line, _KIND_ORDER[f.kind])
+        key=lambda f: (
+            f.distribution is None,
+            f.distribution or "",
+            f.path,
+            f.line,
+            _KIND_ORDER[f.kind],
+        )
     )
     skipped.sort()
     return ScanResult(_python_description(), len(unique), parsed, skipped, findings)
@@ -974,13 +995,14 @@ def collect_files(
 def scan(
     distributions: Sequence[str] = (),
     paths: Sequence[str] = (),
+    *,
     stdlib: bool = False,
     site: Sequence[str] | None = None,
     thorough: bool = False,
     jobs: int | None = None,
 ) -> ScanResult:
     """Collect the files (see :func:`collect_files`) and scan them (see :func:`scan_files`)."""
-    return scan_files(collect_files(distributions, paths, stdlib, site), thorough, jobs)
+    return scan_files(collect_files(distributions, paths, stdlib, site), thorough, jobs=jobs)
 
 
 # --------------------------------------------------------------------------- command line
@@ -1036,7 +1058,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="worker processes (default: one per CPU for large scans; 1: none)",
     )
     parser.add_argument(
-        "--json", action="store_true", help="print JSON (schema pep726hook.scan/1) instead of a table"
+        "--json",
+        action="store_true",
+        help="print JSON (schema pep726hook.scan/1) instead of a table",
     )
     return parser
 
@@ -1055,7 +1079,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             parser.error("--jobs must be 0 or more")
         try:
             result = scan(
-                args.distributions, args.path, args.stdlib, args.site, args.thorough, args.jobs
+                args.distributions,
+                args.path,
+                stdlib=args.stdlib,
+                site=args.site,
+                thorough=args.thorough,
+                jobs=args.jobs,
             )
         except UnknownDistributionError as exc:
             where = "in " + os.pathsep.join(args.site) if args.site else "on sys.path"
