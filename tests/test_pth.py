@@ -181,3 +181,17 @@ def test_built_wheel_lists_the_startup_files_in_record(venv: Venv) -> None:
     text = records[0].read_text(encoding="utf-8")
     assert f"\n{PTH}," in "\n" + text
     assert f"\n{START}," in "\n" + text
+
+
+def test_own_package_is_never_wrapped(venv: Venv, venv_engine: str) -> None:
+    # beartype#638: modules of pep726hook imported after start-up activation are
+    # loaded by the plain loader, never through our own finder.
+    code = (
+        "import sys, pep726hook\n"
+        "assert 'pep726hook._runner' not in sys.modules\n"
+        "import pep726hook._runner as r\n"
+        "print(type(r.__spec__.loader).__name__, r.__loader__ is r.__spec__.loader, "
+        "pep726hook.is_upgraded(r))\n"
+    )
+    out = venv.check_python(["-c", code], env={"PEP726HOOK": "1", "PEP726HOOK_ENGINE": venv_engine})
+    assert out == "SourceFileLoader True False\n"

@@ -66,11 +66,24 @@ ROUTES: dict[str, list[str]] = {
 }
 
 
-@pytest.mark.parametrize("import_mode", ["prepend", "importlib"])
-@pytest.mark.parametrize("route", sorted(ROUTES))
+# Every route in both import modes with the class engine, which relies on our
+# finder being in front of pytest's rewriter; the native engine (no finder)
+# once per route kind, to keep the suite fast.
+CASES = [(route, mode, "class") for route in sorted(ROUTES) for mode in ("prepend", "importlib")]
+CASES += [
+    ("option", "prepend", "native"),
+    ("pth", "importlib", "native"),
+    ("runner", "prepend", "native"),
+]
+
+
+@pytest.mark.parametrize(("route", "import_mode", "engine_name"), CASES)
 def test_hooks_and_assertion_rewriting(
-    venv: Venv, venv_engine: str, project: Path, route: str, import_mode: str
+    venv: Venv, project: Path, route: str, import_mode: str, engine_name: str
 ) -> None:
+    if engine_name not in venv.engines:
+        pytest.skip(f"the {engine_name} engine is not available in this interpreter")
+    venv_engine = engine_name
     argv = [a.format(engine=venv_engine) for a in ROUTES[route]]
     env = {"PEP726HOOK_ENGINE": venv_engine}
     if route == "pth":
