@@ -194,4 +194,7 @@ def test_own_package_is_never_wrapped(venv: Venv, venv_engine: str) -> None:
         "pep726hook.is_upgraded(r))\n"
     )
     out = venv.check_python(["-c", code], env={"PEP726HOOK": "1", "PEP726HOOK_ENGINE": venv_engine})
-    assert out == "SourceFileLoader True False\n"
+    # The native engine gives every module the behaviour, so only the class
+    # engine's answer says something about wrapping.
+    expected_upgraded = "True" if venv_engine == "native" else "False"
+    assert out == f"SourceFileLoader True {expected_upgraded}\n"
