@@ -74,6 +74,8 @@ _MODULE_CLASS_RE = re.compile(rb"class[ \t]+\w+[ \t]*\([^:]*?(?:ModuleType|\btyp
 # ``<something>.__class__ = ...`` (the "." is checked separately) and
 # ``setattr(m, "__class__", C)``.
 _CLASS_ASSIGN_RE = re.compile(rb"__class__[ \t]*=(?!=)")
+# ``X.modules[...] = Name(``: a module replaced by an instance.
+_REPLACES_MODULE_RE = re.compile(rb"modules[ \t]*\[[^\]\n]*\][ \t]*=[ \t]*[\w.]+[ \t]*\(")
 _SETATTR_CLASS_RE = re.compile(rb"setattr\([^,\n]*,[ \t]*['\"]__class__['\"]")
 # Starts of lines that begin at column 0 with something other than a comment
 # or a closing bracket: top-level statements, or text that looks like one.
@@ -93,8 +95,14 @@ class SourceFile(NamedTuple):
     """One ``.py`` file to scan and where it comes from."""
 
     path: str
-    module: str
+    #: ``/``-separated path relative to the import root (site or source directory).
+    relative: str
     distribution: str | None
+
+    @property
+    def module(self) -> str:
+        """The dotted module name (computed on demand: few files ever need it)."""
+        return _module_name(self.relative)
 
 
 class Finding(NamedTuple):
@@ -133,6 +141,9 @@ class UnknownDistributionError(LookupError):
 # --------------------------------------------------------------------------- enumeration
 
 
+_NAME_HEADER_RE = re.compile(r"^Name:[ \t]*(\S.*?)[ \t\r]*$", re.MULTILINE)
+
+
 def _normalize(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
 
@@ -154,6 +165,16 @@ def _module_name(relative: str) -> str:
 
 
 def _distribution_name(dist: importlib_metadata.Distribution) -> str | None:
+    # The Name header is all that is needed; a regex over the head of METADATA
+    # is much cheaper than the full email parse behind ``dist.metadata``.
+    try:
+        text = dist.read_text("METADATA")
+    except Exception:  # a broken distribution must not end the scan
+        text = None
+    if text:
+        match = _NAME_HEADER_RE.search(text.partition("\n\n")[0])
+        if match:
+            return match.group(1)
     try:
         name = dist.metadata["Name"]
     except Exception:  # a broken METADATA must not end the scan
@@ -196,11 +217,16 @@ def distribution_files(name: str, dist: importlib_metadata.Distribution) -> Iter
     record = dist.read_text("RECORD")
     if record is not None:
         base = str(dist.locate_file(""))
-        for row in csv.reader(record.splitlines()):
-            if row and row[0].endswith(".py"):
-                relative = row[0]
-                path = os.path.normpath(os.path.join(base, relative))
-                yield SourceFile(path, _module_name(relative), name)
+        for line in record.splitlines():
+            # Rows are "path,hash,size"; only a path with a comma or quote is quoted.
+            relative = line.rsplit(",", 2)[0]
+            if relative.startswith('"'):
+                relative = next(csv.reader([line]))[0]
+            if relative.endswith(".py"):
+                path = os.path.join(base, relative)
+                if "/." in relative or relative.startswith("."):
+                    path = os.path.normpath(path)
+                yield SourceFile(path, relative, name)
         return
     # Without RECORD (egg-info), the list comes from SOURCES.txt or
     # installed-files.txt, whose paths are often relative to a source checkout
@@ -209,7 +235,7 @@ def distribution_files(name: str, dist: importlib_metadata.Distribution) -> Iter
         if file.suffix == ".py":
             path = os.path.normpath(str(dist.locate_file(file)))
             if os.path.isfile(path):
-                yield SourceFile(path, _module_name(file.as_posix()), name)
+                yield SourceFile(path, file.as_posix(), name)
 
 
 def tree_files(root: str, prune_site: bool = False) -> Iterator[SourceFile]:
@@ -230,7 +256,7 @@ def tree_files(root: str, prune_site: bool = False) -> Iterator[SourceFile]:
         prefix = "" if relative_dir == "." else relative_dir + "/"
         for file in sorted(files):
             if file.endswith(".py"):
-                yield SourceFile(os.path.join(directory, file), _module_name(prefix + file), None)
+                yield SourceFile(os.path.join(directory, file), prefix + file, None)
 
 
 def stdlib_root() -> str:
@@ -242,9 +268,22 @@ def stdlib_root() -> str:
 
 
 def has_token(data: bytes) -> bool:
-    """True when *data* mentions one of the names any finding needs."""
+    """True when *data* mentions one of the names any finding needs (the first, cheapest test)."""
+    return any(token in data for token in _TOKENS)
+
+
+def _may_matter(data: bytes) -> bool:
+    """:func:`has_token`, narrowed to what :func:`plan_parse` can use, with fewer scans.
+
+    ``__class__`` and ``ModuleType`` only matter where a class can be
+    installed, which always spells ``modules``.
+    """
     # b"ttr__" stands for the three __*attr__ names: one scan of the bytes instead of three.
-    return b"ttr__" in data or b"__dir__" in data or b"__class__" in data or b"ModuleType" in data
+    return (
+        b"ttr__" in data
+        or b"__dir__" in data
+        or (b"modules" in data and (b"__class__" in data or b"ModuleType" in data))
+    )
 
 
 class ParsePlan(NamedTuple):
@@ -270,7 +309,10 @@ def plan_parse(data: bytes) -> ParsePlan:
         b"modules" in data
         and _SELF_MODULE_RE.search(data)
         and any(token in data for token in _OVERRIDE_TOKENS)
-        and (_assigns_class(data) or _MODULE_CLASS_RE.search(data))
+        and (
+            _assigns_class(data)
+            or (_MODULE_CLASS_RE.search(data) and _REPLACES_MODULE_RE.search(data))
+        )
     ):
         return ParsePlan(True, [])
     lines: list[int] = []
@@ -708,12 +750,11 @@ def _suggestion(name: str, overrides: list[str], getters: bool) -> str:
         hooks.append('"def __setattr__(name, value): ..."')
     if any(o == "__delattr__" or o.startswith("deleter ") for o in overrides):
         hooks.append('"def __delattr__(name): ..."')
-    if getters:
-        hooks.append('"def __getattr__(name): ..." (PEP 562) for computed reads')
+    reads = ' (with a PEP 562 "def __getattr__(name): ..." for its properties\' reads)'
     return (
-        f"define module-level {' and '.join(hooks)} and drop class {name}"
-        " (reads on this module are ~3x slower on CPython 3.11+ while its class"
-        " is a ModuleType subclass)"
+        f"define module-level {' and '.join(hooks)}{reads if getters else ''}"
+        f" and drop class {name} (reads on this module are ~3x slower on CPython 3.11+"
+        " while its class is a ModuleType subclass)"
     )
 
 
@@ -849,7 +890,7 @@ def scan_file(
         data = _read(source.path)
     except OSError as exc:
         return [], Skipped(source.path, f"cannot read: {exc.strerror or exc}"), False
-    if not has_token(data):
+    if not (has_token(data) if thorough else _may_matter(data)):
         return [], None, False
     plan = ParsePlan(True, []) if thorough else plan_parse(data)
     if not plan.whole_file and not plan.hook_lines:

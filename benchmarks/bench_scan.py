@@ -1,0 +1,109 @@
+"""Benchmark: ``pep726hook scan --stdlib`` against ``grep -rl __setattr__`` over the same files.
+
+Run as ``python benchmarks/bench_scan.py [--python PYTHON] [--runs N] [--jobs N]``.
+The scan covers the whole environment of PYTHON (its standard library plus
+every distribution on its ``sys.path``); grep reads exactly the ``.py`` files
+the scan reads.  Both run as fresh processes, alternately, after one warm-up
+run each (so both find the files in the page cache), and the script prints a
+markdown table of medians and their ratio.  The target is a ratio <= 3.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+SRC = str(Path(__file__).resolve().parent.parent / "src")
+
+LIST_FILES = (
+    "import sys\n"
+    "from pep726hook._scan import collect_files\n"
+    "sys.stdout.write('\\0'.join(f.path for f in collect_files(stdlib=True)))\n"
+)
+SCAN = "from pep726hook._scan import main; raise SystemExit(main({argv!r}))"
+
+
+def timed(command: list[str], env: dict[str, str], stdin_path: str | None = None) -> float:
+    """Wall-clock seconds of one run of *command*, output discarded."""
+    stdin = open(stdin_path, "rb") if stdin_path else subprocess.DEVNULL  # noqa: SIM115
+    try:
+        start = time.perf_counter()
+        subprocess.run(command, stdin=stdin, stdout=subprocess.DEVNULL, env=env, check=False)
+        return time.perf_counter() - start
+    finally:
+        if stdin_path:
+            stdin.close()  # type: ignore[union-attr]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--python", default=sys.executable, help="interpreter to benchmark")
+    parser.add_argument("--runs", type=int, default=7, help="timed runs of each command")
+    parser.add_argument("--jobs", type=int, help="pass --jobs N to the scan")
+    args = parser.parse_args()
+    if shutil.which("grep") is None or shutil.which("xargs") is None:
+        parser.error("grep and xargs are needed")
+
+    env = dict(
+        os.environ, PYTHONPATH=os.pathsep.join(filter(None, [SRC, os.environ.get("PYTHONPATH")]))
+    )
+    listing = subprocess.run(
+        [args.python, "-c", LIST_FILES], env=env, capture_output=True, check=True
+    ).stdout
+    paths = sorted(set(listing.split(b"\0")) - {b""})
+    size = sum(os.path.getsize(p) for p in paths if os.path.exists(p))
+    version = subprocess.run(
+        [
+            args.python,
+            "-c",
+            "import sys, platform; print(platform.python_implementation(), sys.version.split()[0])",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+
+    scan_argv = ["--stdlib"] + (["--jobs", str(args.jobs)] if args.jobs is not None else [])
+    scan = [args.python, "-c", SCAN.format(argv=scan_argv)]
+    # xargs feeds grep the same NUL-separated file list the scan reads.
+    grep = ["xargs", "-0", "grep", "-rl", "--", "__setattr__"]
+    with tempfile.NamedTemporaryFile("wb", suffix=".lst", delete=False) as handle:
+        handle.write(b"\0".join(paths))
+    try:
+        timed(scan, env)
+        timed(grep, env, handle.name)
+        scan_times: list[float] = []
+        grep_times: list[float] = []
+        for _ in range(args.runs):
+            scan_times.append(timed(scan, env))
+            grep_times.append(timed(grep, env, handle.name))
+    finally:
+        os.unlink(handle.name)
+
+    scan_median = statistics.median(scan_times)
+    grep_median = statistics.median(grep_times)
+    print(
+        f"{version}, {len(paths)} .py files, {size / 1e6:.1f} MB, {os.cpu_count()} CPUs, "
+        f"{args.runs} runs each\n"
+    )
+    print("| command | median s | min s |")
+    print("|---|---:|---:|")
+    print(
+        f"| `pep726hook scan {' '.join(scan_argv)}` | {scan_median:.3f} | {min(scan_times):.3f} |"
+    )
+    print(f"| `grep -rl __setattr__` (same files) | {grep_median:.3f} | {min(grep_times):.3f} |")
+    print(
+        f"\nratio (median scan / median grep): **{scan_median / grep_median:.2f}x** (target <= 3x)"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
