@@ -137,12 +137,20 @@ class ClassEngine:
         # id(module) -> weak reference, so uninstall() can put every module we
         # upgraded back on its own class without keeping any of them alive.
         self._upgraded: dict[int, Any] = {}
+        # False once uninstalled.  An import that was under way then still
+        # reaches begin()/settle() through its loader wrapper; it must not
+        # leave a module upgraded by an engine nobody can uninstall any more.
+        self._active = True
 
     def activate(self) -> None:
         """Nothing to do process-wide: modules are upgraded one by one."""
+        self._active = True
 
     def deactivate(self) -> None:
         """Put every module this engine upgraded back on its original class."""
+        # Cleared before the snapshot below: an upgrade registered after the
+        # snapshot sees the flag in _set_class and undoes itself.
+        self._active = False
         for ref in list(self._upgraded.values()):
             module = ref()
             if module is not None:
@@ -170,7 +178,7 @@ class ClassEngine:
         Returns the class to restore if the body fails, or None when *module*
         is not a module object and was left alone.
         """
-        if not isinstance(module, ModuleType):
+        if not isinstance(module, ModuleType) or not self._active:
             return None
         current = type(module)
         base = current
@@ -192,7 +200,9 @@ class ClassEngine:
 
     def settle(self, module: object) -> None:
         """Keep *module* hook-aware only if its namespace defines a hook."""
-        if not isinstance(module, ModuleType):
+        if not isinstance(module, ModuleType) or not self._active:
+            # Uninstalled meanwhile: deactivate() (or _set_class) already put
+            # back what we upgraded, and another engine may own the module now.
             return
         if defines_hooks(module):
             self.upgrade(module)
@@ -211,3 +221,6 @@ class ClassEngine:
         key = id(module)
         if key not in self._upgraded:
             self._upgraded[key] = _weakref.ref(module, lambda _ref: self._upgraded.pop(key, None))
+        if not self._active:
+            # deactivate() ran meanwhile, maybe after taking its snapshot.
+            self.downgrade(module)
