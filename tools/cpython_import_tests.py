@@ -42,7 +42,7 @@ DEFAULT_TESTS = (
 
 # How a hooked run is started.  "runpy": install() then runpy.run_module("test")
 # in a -c one-liner.  "runner": the project's own ``python -m pep726hook``.
-DRIVER = "runpy"
+DRIVER = "runner"
 
 RUNPY_DRIVER = (
     "import sys, runpy, pep726hook; pep726hook.install({engine!r}); "
