@@ -179,7 +179,7 @@ def test_module_type_setattr_called_directly_calls_the_hook(native: None) -> Non
         (lambda: ModuleType.__delattr__(sys, 1), "attribute name must be string"),  # type: ignore[arg-type]
         (lambda: ModuleType.__setattr__(sys, "x"), "expected 2 arguments"),  # type: ignore[call-arg]
         (lambda: ModuleType.__delattr__(sys, "x", 1), "expected 1 argument"),  # type: ignore[call-arg]
-        (lambda: ModuleType.__setattr__(), "module"),  # type: ignore[call-arg]
+        (ModuleType.__setattr__, "module"),
     ],
 )
 def test_bad_calls_of_the_descriptors_raise_type_error(
@@ -260,7 +260,9 @@ def test_upgrade_is_harmless_for_every_kind_of_module(native: None) -> None:
 
 
 def test_uninstall_restores_the_module_type_dict_exactly() -> None:
-    before = {name: type(sys).__dict__.get(name, _MISSING) for name in ("__setattr__", "__delattr__")}
+    before = {
+        name: type(sys).__dict__.get(name, _MISSING) for name in ("__setattr__", "__delattr__")
+    }
     for _ in range(2):
         with pep726hook.install("native"):
             during = type(sys).__dict__["__setattr__"]
@@ -652,9 +654,7 @@ UNGUARDED_312 = pytest.mark.skipif(
     "kind",
     [pytest.param(k, marks=UNGUARDED_312) if k == "legacy" else k for k in _kinds()],
 )
-def test_subinterpreter_attaches_to_the_main_interpreters_patch(
-    tmp_path: Path, kind: str
-) -> None:
+def test_subinterpreter_attaches_to_the_main_interpreters_patch(tmp_path: Path, kind: str) -> None:
     result = _run_in_subinterpreter(tmp_path, kind, main_installs=True)
     assert "error" not in result, result
     assert result["main"] == {"main_hooked": True, "engine": "native"}

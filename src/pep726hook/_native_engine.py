@@ -36,7 +36,9 @@ def unavailable_reason() -> str | None:
     if _native_error is not None:
         # Also what an isolated sub-interpreter (3.12+, own GIL) gets: the
         # extension declares it does not support a per-interpreter GIL.
-        return f"the native engine's C extension pep726hook._native cannot be loaded: {_native_error}"
+        return (
+            f"the native engine's C extension pep726hook._native cannot be loaded: {_native_error}"
+        )
     state = _native.state()
     if not state["main"] and not state["patched"]:
         # The slot is process-wide and owned by the main interpreter; a
