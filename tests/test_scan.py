@@ -433,17 +433,32 @@ def test_progress_only_on_a_terminal(tmp_path: Path, monkeypatch: pytest.MonkeyP
 
     terminal = Terminal()
     monkeypatch.setattr(sys, "stderr", terminal)
-    monkeypatch.setattr(_scan, "_BATCH", 16)
     _scan.scan(paths=[str(tmp_path)], jobs=1)
     assert "pep726hook scan:" in terminal.getvalue()
     assert terminal.getvalue().endswith("\r\x1b[K")
 
 
-def test_pool_gives_the_same_result(site: Path) -> None:
+def test_forked_workers_give_the_same_result(site: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     files = _scan.collect_files(site=[str(site)])
     serial = _scan.scan_files(files, jobs=1)
-    pooled = _scan.scan_files(files, jobs=2)
-    assert pooled == serial
+    forks = []
+    fork_child = _scan._fork_child
+
+    def counting_fork_child(*args: Any) -> Any:
+        forks.append(args)
+        return fork_child(*args)
+
+    monkeypatch.setattr(_scan, "_fork_child", counting_fork_child)
+    assert _scan.scan_files(files, jobs=3) == serial
+    assert len(forks) == (2 if _scan._can_fork() else 0)
+
+    # A child that fails has its share scanned by the parent.
+    def failed_child(pid: int, read_end: int) -> None:
+        os.close(read_end)
+        os.waitpid(pid, 0)
+
+    monkeypatch.setattr(_scan, "_child_result", failed_child)
+    assert _scan.scan_files(files, jobs=2) == serial
 
 
 def test_report_round_trip(site: Path) -> None:

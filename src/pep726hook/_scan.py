@@ -40,7 +40,6 @@ else:  # pragma: no cover - exercised on 3.8/3.9 only
         import importlib.metadata as importlib_metadata  # type: ignore[no-redef]
 
 if TYPE_CHECKING:
-    import multiprocessing.pool
     from collections.abc import Iterable, Iterator, Sequence
 
 SCHEMA = "pep726hook.scan/1"
@@ -916,62 +915,103 @@ class _BatchResult(NamedTuple):
     parsed: int
 
 
-def _scan_batch(batch: list[SourceFile], thorough: bool) -> _BatchResult:
-    result = _BatchResult([], [], 0)
+def _scan_batch(
+    batch: Sequence[SourceFile], thorough: bool, progress: _Progress | None = None, scale: int = 1
+) -> _BatchResult:
+    findings: list[Finding] = []
+    skipped: list[Skipped] = []
     parsed = 0
-    for source in batch:
+    for done, source in enumerate(batch):
+        if progress is not None and not done % 64:
+            progress.update(done * scale)
         found, skip, was_parsed = scan_file(source, thorough)
-        result.findings.extend(found)
+        findings.extend(found)
         if skip is not None:
-            result.skipped.append(skip)
+            skipped.append(skip)
         parsed += was_parsed
-    return result._replace(parsed=parsed)
+    return _BatchResult(findings, skipped, parsed)
 
 
-_BATCH = 256
-# Below this many files a process pool costs more than it saves.
-_POOL_THRESHOLD = 3000
+# Below this many files, forking costs more than it saves.
+_FORK_THRESHOLD = 3000
 
 
-def _batch_results(
-    files: list[SourceFile], thorough: bool, jobs: int | None
-) -> Iterator[tuple[int, _BatchResult]]:
-    """``(files done, result)`` per batch, from worker processes when that pays."""
-    batches = [files[i : i + _BATCH] for i in range(0, len(files), _BATCH)]
+def _can_fork() -> bool:
+    # Only where fork() is the native way to start a process: macOS system
+    # libraries are not fork-safe, and spawning would re-import everything,
+    # which costs more than it saves.  A child forked while another thread holds
+    # a lock can deadlock, so only from a single-threaded process.
+    if not sys.platform.startswith("linux") or not hasattr(os, "fork"):
+        return False
+    threading = sys.modules.get("threading")
+    return threading is None or threading.active_count() == 1
+
+
+def _fork_child(share: Sequence[SourceFile], thorough: bool) -> tuple[int, int] | None:
+    """Scan *share* in a forked child; ``(pid, pipe to read its pickled result)``, or None."""
+    import pickle
+
+    read_end, write_end = os.pipe()
+    try:
+        pid = os.fork()
+    except OSError:
+        os.close(read_end)
+        os.close(write_end)
+        return None
+    if pid == 0:  # pragma: no cover - the child's coverage is not collected
+        status = 1
+        try:
+            os.close(read_end)
+            payload = pickle.dumps(_scan_batch(share, thorough), pickle.HIGHEST_PROTOCOL)
+            with os.fdopen(write_end, "wb") as pipe:
+                pipe.write(payload)
+            status = 0
+        finally:
+            # Skip atexit handlers and the parent's buffered output copied into the child.
+            os._exit(status)
+    os.close(write_end)
+    return pid, read_end
+
+
+def _child_result(pid: int, read_end: int) -> _BatchResult | None:
+    import pickle
+
+    with os.fdopen(read_end, "rb") as pipe:
+        payload = pipe.read()
+    _, status = os.waitpid(pid, 0)
+    if status != 0 or not payload:
+        return None
+    result: _BatchResult = pickle.loads(payload)  # our own child's output
+    return result
+
+
+def _scan_all(
+    files: list[SourceFile], thorough: bool, jobs: int | None, progress: _Progress
+) -> _BatchResult:
+    """Scan *files*, spread over *jobs* processes where that pays (see :func:`scan_files`)."""
     if jobs is None:
-        jobs = 0 if len(files) < _POOL_THRESHOLD else min(os.cpu_count() or 1, 8)
-    pool = _fork_pool(jobs) if jobs > 1 and len(batches) > 1 else None
-    if pool is None:
-        for batch in batches:
-            yield len(batch), _scan_batch(batch, thorough)
-        return
-    try:
-        arguments = [(batch, thorough) for batch in batches]
-        for result in pool.imap_unordered(_star_scan_batch, arguments):
-            yield _BATCH, result
-    finally:
-        pool.terminate()
-
-
-def _star_scan_batch(arguments: tuple[list[SourceFile], bool]) -> _BatchResult:
-    return _scan_batch(*arguments)
-
-
-def _fork_pool(jobs: int) -> multiprocessing.pool.Pool | None:
-    """A pool of forked workers, or None where forking is unavailable or unsafe."""
-    import threading
-
-    # fork() with other threads running can deadlock the child; spawn would
-    # re-import everything, which costs more than the pool saves.
-    if threading.active_count() > 1:
-        return None
-    try:
-        import multiprocessing
-
-        context = multiprocessing.get_context("fork")
-        return context.Pool(jobs)
-    except (ValueError, OSError, ImportError):
-        return None
+        jobs = 1 if len(files) < _FORK_THRESHOLD else min(os.cpu_count() or 1, 8)
+    if jobs <= 1 or not _can_fork():
+        return _scan_batch(files, thorough, progress)
+    # Interleaved shares balance the work: neighbouring files are alike in size.
+    children = []
+    own = files[0::jobs]
+    for index in range(1, jobs):
+        share = files[index::jobs]
+        child = _fork_child(share, thorough)
+        if child is None:
+            own = own + share
+        else:
+            children.append((child, share))
+    result = _scan_batch(own, thorough, progress, scale=jobs)
+    for (pid, read_end), share in children:
+        child_result = _child_result(pid, read_end)
+        if child_result is None:  # the child failed: do its share here
+            child_result = _scan_batch(share, thorough)
+        result.findings.extend(child_result.findings)
+        result.skipped.extend(child_result.skipped)
+        result = result._replace(parsed=result.parsed + child_result.parsed)
+    return result
 
 
 def scan_files(
@@ -979,35 +1019,30 @@ def scan_files(
 ) -> ScanResult:
     """Scan *files* (duplicates by path are scanned once); see :func:`scan_file`.
 
-    *jobs* is the number of worker processes (None: one per CPU for large
-    scans where forking is available; 0 or 1: scan in this process).
+    *jobs* is the number of processes (None: one per CPU, at most 8, for scans
+    of 3000 files or more on Linux; 0 or 1: this process only).  Workers are
+    forked, so nothing is re-imported.
     """
     unique: dict[str, SourceFile] = {}
     for source in files:
         unique.setdefault(os.path.normcase(source.path), source)
-    findings: list[Finding] = []
-    skipped: list[Skipped] = []
-    parsed = 0
-    done = 0
     progress = _Progress(len(unique))
-    for count, result in _batch_results(list(unique.values()), thorough, jobs):
-        findings.extend(result.findings)
-        skipped.extend(result.skipped)
-        parsed += result.parsed
-        done += count
-        progress.update(min(done, len(unique)))
-    progress.close()
-    findings.sort(
+    try:
+        result = _scan_all(list(unique.values()), thorough, jobs, progress)
+    finally:
+        progress.close()
+    findings = sorted(
+        result.findings,
         key=lambda f: (
             f.distribution is None,
             f.distribution or "",
             f.path,
             f.line,
             _KIND_ORDER[f.kind],
-        )
+        ),
     )
-    skipped.sort()
-    return ScanResult(_python_description(), len(unique), parsed, skipped, findings)
+    skipped = sorted(result.skipped)
+    return ScanResult(_python_description(), len(unique), result.parsed, skipped, findings)
 
 
 def collect_files(
