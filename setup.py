@@ -54,9 +54,11 @@ def _native_extensions() -> list[Extension]:
 
 # Start-up files that go to the root of site-packages, not into the package:
 # the .pth line activates the hook in processes started with PEP726HOOK=1, and
-# the PEP 829 .start file does the same on Python 3.15+.  Named to sort after
-# setuptools' __editable__*.pth, so an editable install's path is set up first.
-STARTUP_FILES = ("pep726hook.pth", "pep726hook.start")
+# the PEP 829 .start file does the same on Python 3.15+ through a top-level
+# module that imports nothing of the package unless PEP726HOOK=1.  Named to
+# sort after setuptools' __editable__*.pth, so an editable install's path is
+# set up first.
+STARTUP_FILES = ("pep726hook.pth", "pep726hook.start", "_pep726hook_startup.py")
 _HERE = os.path.dirname(os.path.abspath(__file__))
 
 

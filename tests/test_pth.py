@@ -10,6 +10,15 @@ from _venv import ROOT, Venv, describe, editable_venv, make_venv, write
 
 PTH = "pep726hook.pth"
 START = "pep726hook.start"
+SHIM = "_pep726hook_startup.py"
+
+# What Python 3.15+ does with a PEP 829 .start file: resolve and call each entry.
+RUN_START_ENTRIES = """\
+import importlib, sys
+for entry in open(sys.argv[1]).read().split():
+    module, _, function = entry.partition(":")
+    getattr(importlib.import_module(module), function)()
+"""
 
 HELPER = """\
 calls = []
@@ -32,26 +41,30 @@ def test_wheel_ships_the_startup_files_at_its_root(venv: Venv) -> None:
     # Sorts after setuptools' __editable__*.pth, so an editable path is set up first.
     assert sorted([PTH, "__editable__.pep726hook-0.1.0.pth"])[-1] == PTH
     start = (venv.site_packages / START).read_text(encoding="utf-8").strip()
-    assert start == "pep726hook._bootstrap:activate"
+    assert start == "_pep726hook_startup:activate"
+    assert (venv.site_packages / SHIM).is_file()
 
 
 def test_start_entry_point_activates(venv: Venv, tmp_path: Path) -> None:
-    # What Python 3.15+ does with the PEP 829 .start file instead of the .pth line.
     write(tmp_path / "helper.py", HELPER)
-    code = (
-        "import importlib, sys\n"
-        f"entry = open({str(venv.site_packages / START)!r}).read().strip()\n"
-        "module, _, function = entry.partition(':')\n"
-        "getattr(importlib.import_module(module), function)()\n" + CHECK.replace("; ", "\n")
-    )
+    code = RUN_START_ENTRIES + CHECK.replace("; ", "\n")
     # -S: the .pth does not run, so only the entry point can have installed the hook.
+    argv = ["-S", "-c", f"import sys; sys.path.append({str(venv.site_packages)!r})\n" + code]
     out = venv.check_python(
-        ["-S", "-c", f"import sys; sys.path.append({str(venv.site_packages)!r})\n" + code],
-        env={"PEP726HOOK": "1"},
-        cwd=tmp_path,
+        [*argv, str(venv.site_packages / START)], env={"PEP726HOOK": "1"}, cwd=tmp_path
     )
     assert out.split()[0] == "True"
     assert out.rstrip().endswith("['x']")
+
+
+def test_start_entry_point_imports_nothing_when_unset(venv: Venv) -> None:
+    code = (
+        f"import sys; sys.path.append({str(venv.site_packages)!r})\n"
+        + RUN_START_ENTRIES
+        + "print(sorted(m for m in sys.modules if m.startswith('pep726hook')))\n"
+    )
+    out = venv.check_python(["-S", "-c", code, str(venv.site_packages / START)])
+    assert out == "[]\n"
 
 
 def test_unset_variable_imports_nothing(venv: Venv) -> None:
@@ -120,10 +133,14 @@ def test_activation_is_idempotent(venv: Venv, venv_engine: str, tmp_path: Path) 
 def test_package_removed_leaves_start_up_silent(tmp_path: Path) -> None:
     # coverage#223: a .pth left behind by an uninstall must not break start-up.
     bare = make_venv(tmp_path / "bare", [])
-    for name in (PTH, START):
+    for name in (PTH, START, SHIM):
         shutil.copy(ROOT / "src" / name, bare.site_packages / name)
     (bare.site_packages / "zzz_pep726hook_tests_pytest.pth").unlink()
     result = bare.run_python(["-c", "print('started')"], env={"PEP726HOOK": "1"})
+    assert (result.returncode, result.stdout, result.stderr) == (0, "started\n", "")
+    # The 3.15+ route: the .start entry point with the package gone.
+    code = RUN_START_ENTRIES + "print('started')\n"
+    result = bare.run_python(["-c", code, str(bare.site_packages / START)], env={"PEP726HOOK": "1"})
     assert (result.returncode, result.stdout, result.stderr) == (0, "started\n", "")
 
 
@@ -158,6 +175,7 @@ def test_editable_install_activates_too(
     venv = editable_venv(tmp_path_factory)
     assert (venv.site_packages / PTH).is_file()
     assert (venv.site_packages / START).is_file()
+    assert (venv.site_packages / SHIM).is_file()
     write(tmp_path / "helper.py", HELPER)
     result = venv.run_python(["-c", CHECK], env={"PEP726HOOK": "1"}, cwd=tmp_path)
     assert result.returncode == 0, describe(result)
@@ -173,6 +191,7 @@ def test_sdist_carries_the_startup_files(tmp_path: Path) -> None:
     manifest = (ROOT / "MANIFEST.in").read_text(encoding="utf-8")
     assert f"src/{PTH}" in manifest
     assert f"src/{START}" in manifest
+    assert f"src/{SHIM}" in manifest
 
 
 def test_built_wheel_lists_the_startup_files_in_record(venv: Venv) -> None:
@@ -181,6 +200,7 @@ def test_built_wheel_lists_the_startup_files_in_record(venv: Venv) -> None:
     text = records[0].read_text(encoding="utf-8")
     assert f"\n{PTH}," in "\n" + text
     assert f"\n{START}," in "\n" + text
+    assert f"\n{SHIM}," in "\n" + text
 
 
 def test_own_package_is_never_wrapped(venv: Venv, venv_engine: str) -> None:
