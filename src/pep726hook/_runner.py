@@ -196,6 +196,15 @@ class Runner:
 def report_exception(error: BaseException) -> int:
     """Print *error* as an uncaught exception, minus runner frames; return its status."""
     error.__traceback__ = without_runner_frames(error.__traceback__)
+    # What the interpreter records for an uncaught exception, for pdb.pm() in
+    # `python -i` style post-mortems and for atexit handlers that look.
+    sys.last_type, sys.last_value, sys.last_traceback = (
+        type(error),
+        error,
+        error.__traceback__,
+    )
+    if sys.version_info >= (3, 12):
+        sys.last_exc = error
     sys.excepthook(type(error), error, error.__traceback__)
     if isinstance(error, KeyboardInterrupt):
         return KEYBOARD_INTERRUPT_STATUS
