@@ -370,3 +370,28 @@ def test_explicit_engine_replaces_the_one_started_with(venv: Venv, tmp_path: Pat
         env={"PEP726HOOK": "1", "PEP726HOOK_ENGINE": "native"},
     )
     assert result.stdout == "class\n", describe(result)
+
+
+def test_symlinked_script_gets_its_real_directory(venv: Venv, project: Path) -> None:
+    (project / "links").mkdir()
+    (project / "links" / "dump.py").symlink_to(project / "scripts" / "dump.py")
+    expected = dump(venv, ["python", "links/dump.py"], project)
+    actual = dump(venv, ["pep726hook", "links/dump.py"], project)
+    assert actual == expected
+    assert expected["path0"].endswith("scripts")
+
+
+def test_uncaught_exception_is_recorded_for_post_mortem(venv: Venv, tmp_path: Path) -> None:
+    script = write(
+        tmp_path / "postmortem.py",
+        """\
+        import atexit, sys
+        @atexit.register
+        def report():
+            print(sys.last_type.__name__, sys.last_value.args, file=sys.stderr)
+        raise ValueError("late")
+        """,
+    )
+    result = venv.run(["pep726hook", str(script)])
+    assert result.returncode == 1
+    assert result.stderr.endswith("ValueError ('late',)\n"), describe(result)
