@@ -368,9 +368,20 @@ def test_path_trees(site: Path, tmp_path: Path, capsys: pytest.CaptureFixture[st
     found = {(f["distribution"], f["module"], f["kind"]) for f in document["findings"]}
     assert found == {(None, "pkg", "module_getattr"), (None, "pkg.sub.mod", "class_workaround")}
     assert document["scanned_files"] == 2
-    # --path alone leaves installed distributions out; with a DIST, both are scanned.
+    # --path alone leaves installed distributions out; with a DIST or --site, both are scanned.
     both = run_json(capsys, "--path", str(tree), "--site", str(site), "lazy-pkg")
     assert {f["distribution"] for f in both["findings"]} == {None, "lazy-pkg"}
+    everything = run_json(capsys, "--path", str(tree), "--site", str(site))
+    assert len(everything["findings"]) == len(document["findings"]) + 14
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs named pipes")
+def test_fifo_is_skipped_not_waited_for(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    os.mkfifo(str(tmp_path / "pipe.py"))
+    document = run_json(capsys, "--path", str(tmp_path))
+    assert document["skipped"] == [
+        {"path": str(tmp_path / "pipe.py"), "reason": "cannot read: not a regular file"}
+    ]
 
 
 def test_table(site: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -490,3 +501,18 @@ def test_subprocess(site: Path, tmp_path: Path) -> None:
     )
     assert failed.returncode == 2
     assert "no installed distribution named nope" in failed.stderr
+
+
+def test_closed_stdout_is_not_an_error(site: Path) -> None:
+    code = "from pep726hook._scan import main; raise SystemExit(main(%r))"
+    child = subprocess.Popen(
+        [sys.executable, "-c", code % (["--site", str(site)],)],
+        env=dict(os.environ, PYTHONPATH=SRC),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert child.stdout is not None and child.stderr is not None
+    child.stdout.close()  # like "| head" that has already exited
+    stderr = child.stderr.read()
+    child.stderr.close()
+    assert (child.wait(), stderr) == (0, b"")

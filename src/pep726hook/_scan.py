@@ -21,10 +21,12 @@ import argparse
 import ast
 import bisect
 import csv
+import errno
 import gc
 import io
 import os
 import re
+import stat
 import sys
 import sysconfig
 import tokenize
@@ -857,10 +859,15 @@ class _Progress:
 
 def _read(path: str) -> bytes:
     # os.read skips the buffered-file machinery of open(), which is a
-    # noticeable part of reading ten thousand small files.
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
+    # noticeable part of reading ten thousand small files.  O_NONBLOCK keeps a
+    # FIFO that happens to end in ".py" from blocking the scan.
+    flags = os.O_RDONLY | getattr(os, "O_BINARY", 0) | getattr(os, "O_NONBLOCK", 0)
+    fd = os.open(path, flags)
     try:
-        size = os.fstat(fd).st_size
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise OSError(errno.EINVAL, "not a regular file")
+        size = info.st_size
         data = os.read(fd, size + 1)
         if len(data) <= size:
             return data
@@ -1054,11 +1061,11 @@ def collect_files(
     """The files a scan covers.
 
     Installed distributions (all of them, or those named in *distributions*)
-    are included unless only *paths* were given; *site* replaces ``sys.path``
-    as the place they are looked up.  *stdlib* adds the standard library.
+    are included unless *paths* were given without *distributions* or *site*;
+    *site* replaces ``sys.path`` as the place they are looked up.  *stdlib* adds the standard library.
     """
     files: list[SourceFile] = []
-    if distributions or not paths:
+    if distributions or site is not None or not paths:
         for name, dist in find_distributions(distributions, site):
             files.extend(distribution_files(name, dist))
     if stdlib:
@@ -1094,7 +1101,7 @@ def build_parser() -> argparse.ArgumentParser:
             "or executing anything."
         ),
         epilog=(
-            "Installed distributions are scanned unless only --path is given. "
+            "Installed distributions are scanned unless --path is given without DIST or --site. "
             "Exit status: 0 when the scan completed (findings or not), 2 on a usage error. "
             "The --json schema is described in docs/scan.md."
         ),
@@ -1168,8 +1175,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     except SystemExit as exc:
         # argparse exits for --help and usage errors; callers get a status instead.
         return exc.code if isinstance(exc.code, int) else 2
-    if args.json:
-        _scan_report.write_json(result, sys.stdout)
-    else:
-        _scan_report.write_table(result, sys.stdout)
+    try:
+        if args.json:
+            _scan_report.write_json(result, sys.stdout)
+        else:
+            _scan_report.write_table(result, sys.stdout)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # The reader (``| head``) has gone; that is not a failed scan.  Point
+        # stdout at devnull so the interpreter's final flush stays quiet.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
     return 0
