@@ -196,6 +196,18 @@ hooked_setattro(PyObject *self, PyObject *name, PyObject *value)
         if (PyErr_Occurred()) {
             return -1;
         }
+        if (value != NULL && Py_TYPE(self) == &PyModule_Type && PyUnicode_Check(name) &&
+            !(PyUnicode_GET_LENGTH(name) >= 2 && PyUnicode_READ_CHAR(name, 0) == '_' &&
+              PyUnicode_READ_CHAR(name, 1) == '_')) {
+            /* Fast path for the common store, which decides the cost of the
+             * patch on every module: the generic store would first look the
+             * name up on the type for a data descriptor, and the only ones
+             * ModuleType and object have (__class__, __dict__,
+             * __annotations__) are dunder names; the type dicts of static
+             * builtin types cannot be changed from Python.  So for an exact
+             * ModuleType and any other name it is exactly a dict store. */
+            return PyDict_SetItem(dict, name, value);
+        }
     }
     else if (PyErr_Occurred()) {
         return -1;
