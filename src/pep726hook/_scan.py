@@ -317,11 +317,12 @@ def plan_parse(data: bytes) -> ParsePlan:
     ):
         return ParsePlan(True, [])
     lines: list[int] = []
+    index = _Index(data)
     for token in _HOOK_NAMES:
         start = data.find(token)
         while start >= 0:
             end = start + len(token)
-            if _may_bind_at_top_level(data, start, end) and not _inside_class_or_def(data, start):
+            if _may_bind_at_top_level(data, start, end) and not _inside_class_or_def(index, start):
                 lines.append(data.rfind(b"\n", 0, start) + 1)
             start = data.find(token, end)
     return ParsePlan(False, sorted(set(lines)))
@@ -370,25 +371,29 @@ def _indent_width(data: bytes, line_start: int) -> tuple[int, int]:
     return len(data[line_start:end].expandtabs(8)), end - line_start
 
 
-def _nearest_top_level_def(data: bytes, line_start: int) -> int:
-    """Start of the column-0 ``class``/``def`` line owning *line_start*, or -1.
+class _Index:
+    """Per-file facts that several hook names in one file ask about, computed once."""
 
-    -1 also when the nearest column-0 line before it is anything else.
-    """
-    newline = max(
-        data.rfind(b"\nclass", 0, line_start),
-        data.rfind(b"\ndef", 0, line_start),
-        data.rfind(b"\nasync", 0, line_start),
-    )
-    owner = newline + 1
-    if not _BODY_STATEMENT_RE.match(data, owner):
-        return -1
-    if _COLUMN0_RE.search(data, owner + 1, line_start):
-        return -1
-    return owner
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+        self._column0: list[int] | None = None
+        self._outside: dict[int, bool] = {}
+
+    def nearest_column0(self, line_start: int) -> int:
+        """Start of the nearest line before *line_start* that begins at column 0, or -1."""
+        if self._column0 is None:
+            self._column0 = [m.start() for m in _COLUMN0_RE.finditer(self.data)]
+        index = bisect.bisect_left(self._column0, line_start) - 1
+        return self._column0[index] if index >= 0 else -1
+
+    def outside_triple_quotes(self, position: int) -> bool:
+        known = self._outside.get(position)
+        if known is None:
+            known = self._outside[position] = _outside_triple_quotes(self.data, position)
+        return known
 
 
-def _inside_class_or_def(data: bytes, start: int) -> bool:
+def _inside_class_or_def(index: _Index, start: int) -> bool:
     """Whether the code at *start* lies in the body of a ``class`` or ``def``.
 
     A line's enclosing blocks start at the earlier lines indented less than it; if one
@@ -398,26 +403,63 @@ def _inside_class_or_def(data: bytes, start: int) -> bool:
     quotes before it reveals that, and the answer is then "not known to be
     inside", so the file gets parsed.
     """
+    data = index.data
     line_start = data.rfind(b"\n", 0, start) + 1
     indent, _ = _indent_width(data, line_start)
     if indent == 0:
         return False
-    owner = _nearest_top_level_def(data, line_start)
-    if owner >= 0:
-        return _outside_triple_quotes(data, owner)
+    owner = index.nearest_column0(line_start)
+    if owner >= 0 and _BODY_STATEMENT_RE.match(data, owner):
+        return index.outside_triple_quotes(owner)
     end = line_start
+    while True:
+        owner = _shallower_line(data, end, indent)
+        if owner < 0:
+            return False
+        width, skip = _indent_width(data, owner)
+        if _BODY_STATEMENT_RE.match(data, owner + skip):
+            return index.outside_triple_quotes(owner)
+        if width == 0:
+            return False
+        indent, end = width, owner
+
+
+_SHALLOW_LINE_RES: dict[int, re.Pattern[bytes]] = {}
+
+
+def _shallower_line(data: bytes, end: int, indent: int) -> int:
+    """Start of the last code line before *end* indented less than *indent*, or -1.
+
+    Searching forward through growing windows below *end* with a regex is
+    much faster than stepping back line by line in Python.
+    """
+    if b"\t" in data:
+        return _shallower_line_slow(data, end, indent)
+    pattern = _SHALLOW_LINE_RES.get(indent)
+    if pattern is None:
+        pattern = re.compile(rb"^ {0,%d}[^ \t\r\n\f#]" % (indent - 1), re.MULTILINE)
+        _SHALLOW_LINE_RES[indent] = pattern
+    window = 4096
+    while True:
+        low = max(0, end - window)
+        found = -1
+        for match in pattern.finditer(data, low, end):
+            found = match.start()
+        if found >= 0 or low == 0:
+            return found
+        window *= 4
+
+
+def _shallower_line_slow(data: bytes, end: int, indent: int) -> int:
+    # Tabs make the width of an indent depend on more than its length.
     while end > 0:
         owner = data.rfind(b"\n", 0, end - 1) + 1
         width, skip = _indent_width(data, owner)
         first = data[owner + skip : owner + skip + 1]
         if width < indent and first and first not in b"#\r\n":
-            if _BODY_STATEMENT_RE.match(data, owner + skip):
-                return _outside_triple_quotes(data, owner)
-            if width == 0:
-                return False
-            indent = width
+            return owner
         end = owner
-    return False
+    return -1
 
 
 def _outside_triple_quotes(data: bytes, position: int) -> bool:
