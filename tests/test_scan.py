@@ -63,6 +63,30 @@ MPMATH_STYLE = """\
 """
 
 
+# Hook-like text at column 0 inside strings, and a method in a class inside a
+# top-level "if": the byte-level filter must not be fooled into a finding.
+TRICKY = '''\
+"""Module docstring with an example at column 0:
+
+def __getattr__(name):
+    return name
+"""
+import sys
+if sys.platform:
+    class Proxy:
+        def __getattr__(self, name):
+            return name
+X = """
+class Fake:
+"""
+def helper():
+    """Text at column 0 in a docstring:
+def __dir__():
+"""
+    return 1
+'''
+
+
 @pytest.fixture
 def site(tmp_path: Path) -> Path:
     """A site directory holding the fixture distributions."""
@@ -113,6 +137,7 @@ def site(tmp_path: Path) -> Path:
                 # def __setattr__(name, value): a comment, not code
                 DOC = "__dir__ mentioned in a string"
             """,
+            "hooked/tricky.py": TRICKY,
         },
     )
     make_dist(root, "mpmath-style", "1.4.1", {"mpstyle/ctx.py": MPMATH_STYLE})
@@ -218,7 +243,7 @@ def test_json_schema(site: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert document["schema"] == "pep726hook.scan/1"
     version = ".".join(map(str, sys.version_info[:3]))
     assert document["python"].endswith(version)
-    assert document["scanned_files"] == 14
+    assert document["scanned_files"] == 15
     for skipped in document["skipped"]:
         assert list(skipped) == ["path", "reason"]
     fields = ["distribution", "module", "path", "line", "kind", "detail", "suggestion"]
@@ -245,6 +270,7 @@ def test_module_level_hooks(site: Path, capsys: pytest.CaptureFixture[str]) -> N
 def test_nested_definitions_do_not_count(site: Path, capsys: pytest.CaptureFixture[str]) -> None:
     found = kinds_by_module(run_json(capsys, "--site", str(site)))
     assert "hooked.nested" not in found
+    assert "hooked.tricky" not in found
 
 
 def test_mpmath_style_workaround(site: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -396,7 +422,7 @@ def test_table(site: Path, capsys: pytest.CaptureFixture[str]) -> None:
     following = lines[lines.index(row) + 1]
     assert following.startswith("    suggestion: define module-level")
     assert any(line.startswith("skipped ") and "latin.py: cannot decode" in line for line in lines)
-    assert lines[-1].startswith("14 findings in 9 modules; scanned 14 files")
+    assert lines[-1].startswith("14 findings in 9 modules; scanned 15 files")
     assert "2 skipped" in lines[-1]
 
 

@@ -328,12 +328,6 @@ def plan_parse(data: bytes) -> ParsePlan:
     return ParsePlan(False, sorted(set(lines)))
 
 
-def may_have_findings(data: bytes) -> bool:
-    """False only when parsing *data* would find nothing (see :func:`plan_parse`)."""
-    plan = plan_parse(data)
-    return plan.whole_file or bool(plan.hook_lines)
-
-
 def _assigns_class(data: bytes) -> bool:
     """Whether *data* may assign an object's ``__class__`` (``x.__class__ = C``, ``setattr``)."""
     for match in _CLASS_ASSIGN_RE.finditer(data):
