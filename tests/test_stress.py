@@ -8,6 +8,7 @@ limit only guards against hangs; nothing here asserts on timing.
 from __future__ import annotations
 
 import collections
+import contextlib
 import importlib
 import random
 import sys
@@ -203,15 +204,25 @@ def test_failing_body_in_many_threads_leaves_nothing_upgraded(
     for name in names:
         write_module(name, source)
 
+    escaped: list[types.ModuleType] = []
+
     def import_each() -> None:
         for name in names:
-            with pytest.raises(LookupError):
-                importlib.import_module(name)
+            with contextlib.suppress(LookupError):
+                escaped.append(importlib.import_module(name))
 
     run_threads(*([import_each] * THREADS))
     assert not [name for name in names if name in sys.modules]
-    assert len(registry.captured) == THREADS * len(names)
-    assert {type(module) for module in registry.captured} == {types.ModuleType}
+    # A thread that found the module in sys.modules just before the failing
+    # import removed it can get the failed module object back without an
+    # error: CPython's own race (its _initializing flag is cleared after the
+    # removal), with or without pep726hook.  That object must be plain too.
+    assert len(registry.captured) + len(escaped) == THREADS * len(names)
+    assert {id(module) for module in escaped} <= {id(module) for module in registry.captured}
+    failed_modules = registry.captured + escaped
+    assert {type(module) for module in failed_modules} == {types.ModuleType}
+    if engine == "class":
+        assert not any(pep726hook.is_upgraded(module) for module in failed_modules)
 
 
 # --- hooks that import ------------------------------------------------------------------
