@@ -694,3 +694,25 @@ def test_subinterpreter_cannot_install_native_before_the_main_interpreter(
         assert "cannot be loaded" in result["native"]
     else:
         assert "only the main interpreter can install it" in result["native"]
+
+
+# --- uninstall leaves classes with their own __setattr__ alone -----------------
+
+
+@pytest.mark.parametrize("when", ["before", "during"])
+def test_uninstall_keeps_python_level_setattr_of_subclasses(when: str) -> None:
+    guard = _subclass_calling_super() if when == "before" else None
+    with pep726hook.install("native"):
+        if guard is None:
+            guard = _subclass_calling_super()
+
+        class Child(guard):  # type: ignore[valid-type,misc]
+            pass
+
+    for cls in (guard, Child):
+        guard.calls.clear()
+        module = cls("m")
+        module.x = 1
+        del module.x
+        assert guard.calls == ["guard set x", "guard del x"], cls
+        assert "x" not in module.__dict__

@@ -290,6 +290,44 @@ find_slot_tp_setattro(void)
 
 /* ---- subclasses made before the patch ---- */
 
+/* Tell whether a class in *type*'s MRO before ModuleType defines __setattr__
+ * or __delattr__ itself.  Returns -1 with an exception set on error. */
+static int
+defines_own_setattr(PyTypeObject *type)
+{
+    PyObject *mro = type->tp_mro;
+    if (mro == NULL || !PyTuple_Check(mro)) {
+        return 0;
+    }
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(mro); i++) {
+        PyTypeObject *base = (PyTypeObject *)PyTuple_GET_ITEM(mro, i);
+        if (base == &PyModule_Type) {
+            break;
+        }
+#if PY_VERSION_HEX >= 0x030C0000
+        PyObject *dict = PyType_GetDict(base);
+#else
+        PyObject *dict = base->tp_dict;
+        Py_XINCREF(dict);
+#endif
+        if (dict == NULL) {
+            if (PyErr_Occurred()) {
+                return -1;
+            }
+            continue;
+        }
+        int found = PyDict_Contains(dict, setattr_key);
+        if (found == 0) {
+            found = PyDict_Contains(dict, delattr_key);
+        }
+        Py_DECREF(dict);
+        if (found != 0) {
+            return found;
+        }
+    }
+    return 0;
+}
+
 /* Heap subclasses copied ModuleType's slot when they were created.  Point those
  * still on *from* at *to*, recursively (issue 3, item 2b).  Subclasses that
  * define __setattr__/__delattr__ in Python have slot_tp_setattro and reach us
@@ -318,7 +356,20 @@ repoint_subclasses(PyTypeObject *type, setattrofunc from, setattrofunc to, int d
         }
         PyTypeObject *sub = (PyTypeObject *)item;
         if (sub->tp_setattro == from) {
-            sub->tp_setattro = to;
+            int keep = 0;
+            if (to == PyObject_GenericSetAttr) {
+                /* On 3.8-3.12 the patched slot is slot_tp_setattro, which is
+                 * also what every class defining __setattr__ in Python has:
+                 * those must keep it. */
+                keep = defines_own_setattr(sub);
+                if (keep < 0) {
+                    Py_DECREF(subclasses);
+                    return -1;
+                }
+            }
+            if (!keep) {
+                sub->tp_setattro = to;
+            }
         }
         if (repoint_subclasses(sub, from, to, depth + 1) < 0) {
             Py_DECREF(subclasses);
