@@ -53,6 +53,7 @@ RUNPY_DRIVER = (
 EXCLUDED: dict[str, str] = {}
 
 PER_RUN_TIMEOUT = 1200  # seconds; a hung run is a failure, not a hung CI
+MAX_LISTED = 25  # differences listed one by one per run
 
 PROBE_MODULE = textwrap.dedent(
     """
@@ -254,27 +255,38 @@ def report(version: str, results: dict[str, RunResult], json_path: Path | None) 
             for test in sorted(result.failed):
                 print(f"    fails without the hook too (not held against it): {test}")
             continue
-        new_failures = sorted(result.failed - plain.failed - set(EXCLUDED))
-        lost = sorted(set(plain.outcomes) - set(result.outcomes))
-        for test in new_failures:
-            print(f"    FAILS ONLY HOOKED: {test}")
-        for test in lost:
-            print(f"    MISSING FROM HOOKED RUN: {test}")
-        for test in sorted(excluded):
-            print(f"    excluded ({EXCLUDED[test]}): {test}")
-        run_level = result.returncode != 0 and plain.returncode == 0
-        if run_level and not new_failures and not lost:
-            print(f"    hooked run exited {result.returncode} where the plain run exited 0")
-        if new_failures or lost or run_level:
+        if differs_from_plain(result, plain, excluded):
             status = 1
-            print(f"    log: {result.log}")
-            if result.log is not None:
-                print(_failure_excerpt(result.log, new_failures))
     print(f"result for {version}: {'DIFFERENCES FOUND' if status else 'hooked runs match plain'}")
     if json_path is not None:
         with json_path.open("a", encoding="utf-8") as out:
             out.write(json.dumps(summary) + "\n")
     return status
+
+
+def differs_from_plain(result: RunResult, plain: RunResult, excluded: set[str]) -> bool:
+    """Print how a hooked run differs from the plain one; tell whether it does."""
+    new_failures = sorted(result.failed - plain.failed - set(EXCLUDED))
+    lost = sorted(set(plain.outcomes) - set(result.outcomes))
+    for test in new_failures:
+        print(f"    FAILS ONLY HOOKED: {test}")
+    for test in lost[:MAX_LISTED]:
+        print(f"    MISSING FROM HOOKED RUN: {test}")
+    if len(lost) > MAX_LISTED:
+        print(f"    ... and {len(lost) - MAX_LISTED} more missing from the hooked run")
+    if result.returncode < 0:
+        print(f"    the hooked run was killed by signal {-result.returncode}")
+    for test in sorted(excluded):
+        print(f"    excluded ({EXCLUDED[test]}): {test}")
+    run_level = result.returncode != 0 and plain.returncode == 0
+    if run_level and not new_failures and not lost:
+        print(f"    hooked run exited {result.returncode} where the plain run exited 0")
+    if not (new_failures or lost or run_level):
+        return False
+    if result.log is not None:
+        print(f"    log: {result.log}")
+        print(_failure_excerpt(result.log, new_failures))
+    return True
 
 
 def _failure_excerpt(log: Path, tests: list[str], limit: int = 12000) -> str:
@@ -289,8 +301,18 @@ def _failure_excerpt(log: Path, tests: list[str], limit: int = 12000) -> str:
         ):
             blocks.append(block.split("\n" + "-" * 70 + "\n\nRan ", 1)[0])
     if not blocks:
-        blocks = [text[-3000:]]
+        blocks = [_crash_excerpt(text)]
     return textwrap.indent("".join(blocks)[:limit], "    | ")
+
+
+def _crash_excerpt(text: str) -> str:
+    """Where a run died: the last test started and the top of a fatal-error dump."""
+    started = [line for line in text.splitlines() if line.rstrip().endswith(" ...")]
+    head = f"last test started: {started[-1]}\n" if started else ""
+    fatal = text.find("Fatal Python error")
+    if fatal >= 0:
+        return head + "\n".join(text[fatal:].splitlines()[:30]) + "\n"
+    return head + text[-3000:]
 
 
 if __name__ == "__main__":
