@@ -449,3 +449,38 @@ def test_reinstall_during_an_import_leaves_the_module_to_the_new_engine(
     calls = len(registry.calls)
     module.z = 1
     assert len(registry.calls) == calls
+
+
+class _ActOnce:
+    """A meta path finder that finds nothing but runs *action* when first asked for *name*."""
+
+    def __init__(self, name: str, action: Callable[[], Any]) -> None:
+        self.name = name
+        self.action = action
+        self.done = False
+
+    def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> None:
+        if fullname == self.name and not self.done:
+            self.done = True
+            self.action()
+
+
+def test_install_and_uninstall_during_a_meta_path_walk_do_not_hide_modules(
+    engine: str, write_module: WriteModule
+) -> None:
+    # What another thread's install()/uninstall() can do to an import under
+    # way, made deterministic: the import system walks sys.meta_path by index,
+    # so changing that list in place shifts the finders under its feet.
+    # Here install() lands while the walk is at the first finder, uninstall()
+    # while it is at the one just before PathFinder; PathFinder must still be
+    # asked, and the module found.
+    write_module("stress_walked", "x = 1\n")
+    pep726hook.uninstall()
+    path_finder = next(
+        i for i, f in enumerate(sys.meta_path) if f is importlib.machinery.PathFinder
+    )
+    sys.meta_path.insert(path_finder, _ActOnce("stress_walked", pep726hook.uninstall))
+    sys.meta_path.insert(0, _ActOnce("stress_walked", lambda: pep726hook.install(engine)))
+
+    module = importlib.import_module("stress_walked")
+    assert module.x == 1
