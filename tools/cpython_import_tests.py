@@ -5,9 +5,9 @@
 For the interpreter running this script (pep726hook must be installed in it),
 ``python -m test --junit-xml ... TESTS`` runs once plain and once per engine
 with pep726hook installed before regrtest starts.  Every test that fails or
-errors in a hooked run but passes (or is skipped) in the plain run, and every
-test the plain run has that a hooked run lost, is a transparency bug: the
-script prints them and exits 1.  Tests that fail plain as well (a distro
+errors in a hooked run but passes (or is skipped) in the plain run, every test
+that passes plain but is skipped hooked, and every test the plain run has that
+a hooked run lost, is a transparency bug: the script prints them and exits 1.  Tests that fail plain as well (a distro
 quirk, a missing resource) are reported but are not held against the hook.
 
 Exclusions are listed in EXCLUDED with the reason a faithful PEP 726
@@ -131,7 +131,7 @@ def run_suite(label: str, command: list[str], workdir: Path) -> RunResult:
     start = time.monotonic()
     # Each run gets its own cwd: regrtest creates its temporary directories there.
     rundir = workdir / f"cwd-{label}"
-    rundir.mkdir()
+    rundir.mkdir(exist_ok=True)
     with log.open("wb") as out:
         try:
             returncode = subprocess.run(
@@ -170,7 +170,7 @@ def parse_verbose_failures(log: Path) -> set[str]:
 def probe(engine: str, workdir: Path) -> str:
     """Check that the hooked driver really runs code with hooks on; return the engine name."""
     probedir = workdir / f"probe-{engine}"
-    probedir.mkdir()
+    probedir.mkdir(exist_ok=True)
     (probedir / "_pep726probe.py").write_text(PROBE_MODULE, encoding="utf-8")
     (probedir / "_pep726probe_target.py").write_text(PROBE_TARGET, encoding="utf-8")
     env = dict(_clean_environment(), PYTHONPATH=str(probedir))
@@ -268,8 +268,12 @@ def differs_from_plain(result: RunResult, plain: RunResult, excluded: set[str]) 
     """Print how a hooked run differs from the plain one; tell whether it does."""
     new_failures = sorted(result.failed - plain.failed - set(EXCLUDED))
     lost = sorted(set(plain.outcomes) - set(result.outcomes))
+    # A test skipped only when hooked would hide whatever it checks.
+    new_skips = sorted(plain.with_outcome("passed") & result.with_outcome("skipped"))
     for test in new_failures:
         print(f"    FAILS ONLY HOOKED: {test}")
+    for test in new_skips:
+        print(f"    SKIPPED ONLY HOOKED: {test}")
     for test in lost[:MAX_LISTED]:
         print(f"    MISSING FROM HOOKED RUN: {test}")
     if len(lost) > MAX_LISTED:
@@ -279,9 +283,9 @@ def differs_from_plain(result: RunResult, plain: RunResult, excluded: set[str]) 
     for test in sorted(excluded):
         print(f"    excluded ({EXCLUDED[test]}): {test}")
     run_level = result.returncode != 0 and plain.returncode == 0
-    if run_level and not new_failures and not lost:
+    if run_level and not new_failures and not lost and not new_skips:
         print(f"    hooked run exited {result.returncode} where the plain run exited 0")
-    if not (new_failures or lost or run_level):
+    if not (new_failures or lost or new_skips or run_level):
         return False
     if result.log is not None:
         print(f"    log: {result.log}")
