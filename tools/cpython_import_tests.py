@@ -132,6 +132,7 @@ def run_suite(label: str, command: list[str], workdir: Path) -> RunResult:
     # Each run gets its own cwd: regrtest creates its temporary directories there.
     rundir = workdir / f"cwd-{label}"
     rundir.mkdir(exist_ok=True)
+    xml.unlink(missing_ok=True)  # a run that dies must not be read from an older XML
     with log.open("wb") as out:
         try:
             returncode = subprocess.run(
