@@ -10,6 +10,7 @@ built the way users get it), only the dependencies are kept.
 from __future__ import annotations
 
 import nox
+import nox.command
 
 nox.options.reuse_venv = "yes"
 nox.options.error_on_missing_interpreters = True
@@ -50,8 +51,14 @@ def tests(session: nox.Session) -> None:
 def lint(session: nox.Session) -> None:
     """ruff over the whole tree, mypy --strict over the package ([tool.mypy])."""
     session.install(*LINT_DEPS)
-    session.run("ruff", "check", ".")
-    session.run("mypy")
+    failed = []
+    for command in (["ruff", "check", "."], ["mypy"]):
+        try:
+            session.run(*command)
+        except nox.command.CommandFailed:
+            failed.append(command[0])  # run the other one too, then fail
+    if failed:
+        session.error(f"lint failed: {', '.join(failed)}")
 
 
 @nox.session(python=CPYTHONS, venv_backend="venv")
