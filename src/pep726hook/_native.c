@@ -397,8 +397,8 @@ repoint_subclasses(PyTypeObject *type, setattrofunc from, setattrofunc to, int d
  * other threads of other interpreters skip the hooks.
  *
  * CPython raises that event only when the creating thread has a thread state.
- * Py_NewInterpreter() called with none (_testcapi.run_in_subinterp swaps its
- * own out first) cannot be seen, and still dies: see docs/native-engine.md.
+ * Py_NewInterpreter() called with none cannot be seen, and still dies (see
+ * docs/native-engine.md); _testcapi's functions that do so are wrapped.
  * A direct C slot avoids this but makes hackcheck() reject
  * object.__setattr__(module, ...) on 3.12, which LazyLoader (3.12.3+) and
  * many libraries rely on. */
@@ -406,29 +406,127 @@ repoint_subclasses(PyTypeObject *type, setattrofunc from, setattrofunc to, int d
 static int audit_hook_added = 0;
 /* The interpreter creating a new one while the slot is lent out, or NULL. */
 static PyInterpreterState *lending_creator = NULL;
+/* Calls of a wrapped _testcapi function under way (see below). */
+static int lend_depth = 0;
+/* _testcapi's functions are wrapped (once per process). */
+static int testcapi_wrapped = 0;
+static int in_guard = 0;
+
+static int
+slot_is_lendable(void)
+{
+    return patch_owner != NULL && installed_setattro != hooked_setattro;
+}
+
+static void
+take_slot_back(void)
+{
+    if (patch_owner != NULL && lending_creator == NULL && lend_depth == 0) {
+        PyModule_Type.tp_setattro = installed_setattro;
+    }
+}
+
+/* _testcapi.run_in_subinterp() (and so test.support.run_in_subinterp, which
+ * CPython's own tests use all the time) swaps its thread state out before
+ * Py_NewInterpreter(), so no audit event announces the new interpreter.  Its
+ * two functions are wrapped to lend the generic slot for the whole call. */
+static PyObject *
+lending_call(PyObject *original, PyObject *args, PyObject *kwargs)
+{
+    int lent = slot_is_lendable();
+    if (lent) {
+        lend_depth++;
+        PyModule_Type.tp_setattro = original_setattro;
+    }
+    PyObject *result = PyObject_Call(original, args, kwargs);
+    if (lent) {
+        lend_depth--;
+        take_slot_back();
+    }
+    return result;
+}
+
+static PyMethodDef lending_defs[] = {
+    {"run_in_subinterp", (PyCFunction)(void (*)(void))lending_call,
+     METH_VARARGS | METH_KEYWORDS,
+     "_testcapi.run_in_subinterp with ModuleType's generic slot lent to the new "
+     "interpreter (pep726hook)."},
+    {"run_in_subinterp_with_config", (PyCFunction)(void (*)(void))lending_call,
+     METH_VARARGS | METH_KEYWORDS,
+     "_testcapi.run_in_subinterp_with_config with ModuleType's generic slot lent to "
+     "the new interpreter (pep726hook)."},
+};
+
+/* Wrap _testcapi's sub-interpreter functions if it is imported (or, with
+ * *import_now*, import it first).  Never raises: called from the audit hook. */
+static void
+wrap_testcapi(int import_now)
+{
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
+    PyObject *name = PyUnicode_FromString("_testcapi");
+    PyObject *module = NULL;
+    if (name != NULL) {
+        module = import_now ? PyImport_Import(name) : PyImport_GetModule(name);
+        Py_DECREF(name);
+    }
+    if (module != NULL) {
+        testcapi_wrapped = 1;
+        for (size_t i = 0; i < sizeof(lending_defs) / sizeof(lending_defs[0]); i++) {
+            PyObject *original = PyObject_GetAttrString(module, lending_defs[i].ml_name);
+            if (original == NULL) {
+                PyErr_Clear();
+                continue;
+            }
+            PyObject *wrapper = PyCFunction_NewEx(&lending_defs[i], original, NULL);
+            Py_DECREF(original);
+            if (wrapper == NULL || PyObject_SetAttrString(module, lending_defs[i].ml_name,
+                                                          wrapper) < 0) {
+                PyErr_Clear();
+            }
+            Py_XDECREF(wrapper);
+        }
+        Py_DECREF(module);
+    }
+    PyErr_Clear();
+    PyErr_Restore(type, value, tb);
+}
 
 static int
 new_interpreter_guard(const char *event, PyObject *args, void *data)
 {
-    (void)args;
     (void)data;
+    if (in_guard) {
+        return 0;
+    }
+    in_guard = 1;
+    if (!testcapi_wrapped && slot_is_lendable() && patch_owner == PyInterpreterState_Get()) {
+        /* "import" is raised before the import system runs (and before it
+         * takes the module lock), often right before the call: import it
+         * here so it is wrapped in time; the import then finds it done.
+         * Other imports (importlib.import_module raises no event) are
+         * caught at the next event. */
+        int importing = strcmp(event, "import") == 0 && PyTuple_Check(args) &&
+                        PyTuple_GET_SIZE(args) > 0 &&
+                        PyUnicode_Check(PyTuple_GET_ITEM(args, 0)) &&
+                        PyUnicode_CompareWithASCIIString(PyTuple_GET_ITEM(args, 0),
+                                                         "_testcapi") == 0;
+        wrap_testcapi(importing);
+    }
     if (lending_creator == NULL) {
-        if (patch_owner != NULL && installed_setattro != hooked_setattro &&
-            strcmp(event, "cpython.PyInterpreterState_New") == 0) {
+        if (slot_is_lendable() && strcmp(event, "cpython.PyInterpreterState_New") == 0) {
             lending_creator = PyInterpreterState_Get();
             PyModule_Type.tp_setattro = original_setattro;
         }
-        return 0;
     }
-    if (PyInterpreterState_Get() != lending_creator ||
-        strcmp(event, "cpython.PyInterpreterState_Clear") == 0) {
+    else if (PyInterpreterState_Get() != lending_creator ||
+             strcmp(event, "cpython.PyInterpreterState_Clear") == 0) {
         /* The new interpreter is running code (or failed and is being
          * cleared): its ModuleType dict is built. */
         lending_creator = NULL;
-        if (patch_owner != NULL) {
-            PyModule_Type.tp_setattro = installed_setattro;
-        }
+        take_slot_back();
     }
+    in_guard = 0;
     return 0;
 }
 
@@ -628,6 +726,11 @@ native_install(PyObject *module, PyObject *args, PyObject *kwargs)
     installed_setattro = target;
     PyModule_Type.tp_setattro = target;
     patch_owner = PyInterpreterState_Get();
+#if PY_VERSION_HEX >= 0x030C0000
+    if (target != hooked_setattro && !testcapi_wrapped) {
+        wrap_testcapi(0);
+    }
+#endif
     Py_RETURN_NONE;
 }
 
