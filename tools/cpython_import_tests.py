@@ -88,6 +88,7 @@ class RunResult:
     returncode: int
     seconds: float
     outcomes: dict[str, str] = field(default_factory=dict)
+    failed_files: set[str] = field(default_factory=set)
     log: Path | None = None
 
     def with_outcome(self, *wanted: str) -> set[str]:
@@ -153,7 +154,25 @@ def run_suite(label: str, command: list[str], workdir: Path) -> RunResult:
     # Failing subtests are left out of regrtest's XML: take them from the -v log.
     for test in parse_verbose_failures(log):
         result.outcomes[test] = "failure"
+    result.failed_files = parse_failed_files(log)
     return result
+
+
+_FAILED_FILES_HEADER = re.compile(r"^\d+ tests? failed:$")
+
+
+def parse_failed_files(log: Path) -> set[str]:
+    """Test files regrtest's summary lists as failed (a file that fails to load has no
+    test case of its own in the XML)."""
+    failed: set[str] = set()
+    lines = iter(log.read_text(errors="replace").splitlines())
+    for line in lines:
+        if _FAILED_FILES_HEADER.match(line.strip()):
+            for listed in lines:
+                if not listed.strip():
+                    break
+                failed.update(listed.split())
+    return failed
 
 
 _REPORT_HEADER = re.compile(r"^(?:FAIL|ERROR): (\S+) \(([^)\s]+)\)", re.MULTILINE)
@@ -253,7 +272,7 @@ def report(version: str, results: dict[str, RunResult], json_path: Path | None) 
             "exit": result.returncode,
         }
         if label == "plain":
-            for test in sorted(result.failed):
+            for test in sorted(result.failed | result.failed_files):
                 print(f"    fails without the hook too (not held against it): {test}")
             continue
         if differs_from_plain(result, plain, excluded):
@@ -271,8 +290,11 @@ def differs_from_plain(result: RunResult, plain: RunResult, excluded: set[str]) 
     lost = sorted(set(plain.outcomes) - set(result.outcomes))
     # A test skipped only when hooked would hide whatever it checks.
     new_skips = sorted(plain.with_outcome("passed") & result.with_outcome("skipped"))
+    new_failed_files = sorted(result.failed_files - plain.failed_files)
     for test in new_failures:
         print(f"    FAILS ONLY HOOKED: {test}")
+    for test_file in new_failed_files:
+        print(f"    TEST FILE FAILS ONLY HOOKED: {test_file}")
     for test in new_skips:
         print(f"    SKIPPED ONLY HOOKED: {test}")
     for test in lost[:MAX_LISTED]:
@@ -284,9 +306,10 @@ def differs_from_plain(result: RunResult, plain: RunResult, excluded: set[str]) 
     for test in sorted(excluded):
         print(f"    excluded ({EXCLUDED[test]}): {test}")
     run_level = result.returncode != 0 and plain.returncode == 0
-    if run_level and not new_failures and not lost and not new_skips:
+    found = new_failures or lost or new_skips or new_failed_files
+    if run_level and not found:
         print(f"    hooked run exited {result.returncode} where the plain run exited 0")
-    if not (new_failures or lost or new_skips or run_level):
+    if not (found or run_level):
         return False
     if result.log is not None:
         print(f"    log: {result.log}")
