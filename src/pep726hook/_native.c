@@ -408,8 +408,6 @@ static int audit_hook_added = 0;
 static PyInterpreterState *lending_creator = NULL;
 /* Calls of a wrapped _testcapi function under way (see below). */
 static int lend_depth = 0;
-/* _testcapi's functions are wrapped (once per process). */
-static int testcapi_wrapped = 0;
 static int in_guard = 0;
 
 static int
@@ -429,7 +427,9 @@ take_slot_back(void)
 /* _testcapi.run_in_subinterp() (and so test.support.run_in_subinterp, which
  * CPython's own tests use all the time) swaps its thread state out before
  * Py_NewInterpreter(), so no audit event announces the new interpreter.  Its
- * two functions are wrapped to lend the generic slot for the whole call. */
+ * functions that do so (found by running CPython 3.12's test_import and
+ * test_capi under the native engine) are wrapped to lend the generic slot for
+ * the whole call. */
 static PyObject *
 lending_call(PyObject *original, PyObject *args, PyObject *kwargs)
 {
@@ -446,19 +446,35 @@ lending_call(PyObject *original, PyObject *args, PyObject *kwargs)
     return result;
 }
 
-static PyMethodDef lending_defs[] = {
-    {"run_in_subinterp", (PyCFunction)(void (*)(void))lending_call,
-     METH_VARARGS | METH_KEYWORDS,
-     "_testcapi.run_in_subinterp with ModuleType's generic slot lent to the new "
-     "interpreter (pep726hook)."},
-    {"run_in_subinterp_with_config", (PyCFunction)(void (*)(void))lending_call,
-     METH_VARARGS | METH_KEYWORDS,
-     "_testcapi.run_in_subinterp_with_config with ModuleType's generic slot lent to "
-     "the new interpreter (pep726hook)."},
-};
+static PyMethodDef lending_def = {
+    "_pep726hook_lending_call", (PyCFunction)(void (*)(void))lending_call,
+    METH_VARARGS | METH_KEYWORDS,
+    "A _testcapi function called with ModuleType's generic slot lent to any "
+    "interpreter it creates (pep726hook)."};
 
-/* Wrap _testcapi's sub-interpreter functions if it is imported (or, with
- * *import_now*, import it first).  Never raises: called from the audit hook. */
+/* The _testcapi module object last wrapped; identity only, no reference. */
+static PyObject *wrapped_testcapi = NULL;
+
+static int
+should_lend(PyObject *key, PyObject *value)
+{
+    if (!PyUnicode_Check(key) || !PyCFunction_Check(value) ||
+        PyCFunction_GET_FUNCTION(value) == (PyCFunction)(void (*)(void))lending_call) {
+        return 0;
+    }
+    /* run_in_subinterp*, and test_* functions, several of which create
+     * interpreters in C (test_atexit, test_current_tstate_matches, ...). */
+    static const char prefix[] = "test_";
+    int is_test = PyUnicode_GET_LENGTH(key) > 5;
+    for (Py_ssize_t i = 0; is_test && i < 5; i++) {
+        is_test = PyUnicode_READ_CHAR(key, i) == (Py_UCS4)prefix[i];
+    }
+    return is_test || PyUnicode_CompareWithASCIIString(key, "run_in_subinterp") == 0 ||
+           PyUnicode_CompareWithASCIIString(key, "run_in_subinterp_with_config") == 0;
+}
+
+/* Wrap _testcapi's functions if it is imported (or, with *import_now*, import
+ * it first).  Never raises: called from the audit hook. */
 static void
 wrap_testcapi(int import_now)
 {
@@ -470,24 +486,30 @@ wrap_testcapi(int import_now)
         module = import_now ? PyImport_Import(name) : PyImport_GetModule(name);
         Py_DECREF(name);
     }
-    if (module != NULL) {
-        testcapi_wrapped = 1;
-        for (size_t i = 0; i < sizeof(lending_defs) / sizeof(lending_defs[0]); i++) {
-            PyObject *original = PyObject_GetAttrString(module, lending_defs[i].ml_name);
-            if (original == NULL) {
-                PyErr_Clear();
+    PyObject *dict = (module != NULL && PyModule_Check(module)) ? PyModule_GetDict(module) : NULL;
+    PyObject *sentinel = dict == NULL ? NULL : PyDict_GetItemString(dict, "run_in_subinterp");
+    if (dict != NULL && !(module == wrapped_testcapi && sentinel != NULL &&
+                          PyCFunction_Check(sentinel) &&
+                          PyCFunction_GET_FUNCTION(sentinel) ==
+                              (PyCFunction)(void (*)(void))lending_call)) {
+        PyObject *items = PyDict_Items(dict);
+        for (Py_ssize_t i = 0; items != NULL && i < PyList_GET_SIZE(items); i++) {
+            PyObject *pair = PyList_GET_ITEM(items, i);
+            PyObject *key = PyTuple_GET_ITEM(pair, 0);
+            PyObject *original = PyTuple_GET_ITEM(pair, 1);
+            if (!should_lend(key, original)) {
                 continue;
             }
-            PyObject *wrapper = PyCFunction_NewEx(&lending_defs[i], original, NULL);
-            Py_DECREF(original);
-            if (wrapper == NULL || PyObject_SetAttrString(module, lending_defs[i].ml_name,
-                                                          wrapper) < 0) {
+            PyObject *wrapper = PyCFunction_NewEx(&lending_def, original, NULL);
+            if (wrapper == NULL || PyDict_SetItem(dict, key, wrapper) < 0) {
                 PyErr_Clear();
             }
             Py_XDECREF(wrapper);
         }
-        Py_DECREF(module);
+        Py_XDECREF(items);
+        wrapped_testcapi = module;
     }
+    Py_XDECREF(module);
     PyErr_Clear();
     PyErr_Restore(type, value, tb);
 }
@@ -500,7 +522,10 @@ new_interpreter_guard(const char *event, PyObject *args, void *data)
         return 0;
     }
     in_guard = 1;
-    if (!testcapi_wrapped && slot_is_lendable() && patch_owner == PyInterpreterState_Get()) {
+    /* Checked at every event, not once: regrtest and import_fresh_module
+     * drop _testcapi from sys.modules, and a new import of a single-phase
+     * extension comes with fresh, unwrapped functions. */
+    if (slot_is_lendable() && patch_owner == PyInterpreterState_Get()) {
         /* "import" is raised before the import system runs (and before it
          * takes the module lock), often right before the call: import it
          * here so it is wrapped in time; the import then finds it done.
@@ -727,7 +752,7 @@ native_install(PyObject *module, PyObject *args, PyObject *kwargs)
     PyModule_Type.tp_setattro = target;
     patch_owner = PyInterpreterState_Get();
 #if PY_VERSION_HEX >= 0x030C0000
-    if (target != hooked_setattro && !testcapi_wrapped) {
+    if (target != hooked_setattro) {
         wrap_testcapi(0);
     }
 #endif
