@@ -16,6 +16,11 @@ if TYPE_CHECKING:
 else:
     ModuleType = type(sys)
 
+# Every change to sys.meta_path here binds a new list rather than editing the
+# old one: the import system walks the list by index while other threads
+# import, and a finder inserted or removed under a walk makes it skip the next
+# finder, PathFinder included (tests/test_stress.py, the meta path walk test).
+#
 # Serialises install() and uninstall().  It is never held while an import runs
 # or user code is called back, so it cannot deadlock against the import
 # system's per-module locks taken by a thread that imports meanwhile.
@@ -80,7 +85,7 @@ def install(engine: str | None = None) -> Installation:
         try:
             if new_engine.uses_finder:
                 _remove_finders()
-                sys.meta_path.insert(0, Pep726Finder(new_engine))
+                sys.meta_path = [Pep726Finder(new_engine), *sys.meta_path]
             new_engine.upgrade_existing(sys.modules)
         except BaseException:
             _remove_finders()
@@ -149,12 +154,12 @@ def ensure_finder_first() -> bool:
             return False
         finder = finders[0]
         if sys.meta_path[0] is not finder:
-            sys.meta_path.remove(finder)
-            sys.meta_path.insert(0, finder)
+            sys.meta_path = [finder, *(f for f in sys.meta_path if f is not finder)]
         return True
 
 
 def _remove_finders() -> None:
     # Any instance counts, including one left by an earlier copy of this
     # package, so that activation stays idempotent (cpython#75723).
-    sys.meta_path[:] = [f for f in sys.meta_path if type(f).__name__ != Pep726Finder.__name__]
+    sys.meta_path = [f for f in sys.meta_path if type(f).__name__ != Pep726Finder.__name__]
+
