@@ -28,13 +28,13 @@ class OptionalBuildExt(build_ext):
     def run(self) -> None:
         try:
             super().run()
-        except Exception as error:  # noqa: BLE001 - any compiler failure is survivable
+        except Exception as error:  # any compiler failure is survivable
             self._report(error)
 
     def build_extension(self, ext: Extension) -> None:
         try:
             super().build_extension(ext)
-        except Exception as error:  # noqa: BLE001
+        except Exception as error:
             self._report(error)
 
     def _report(self, error: BaseException) -> None:

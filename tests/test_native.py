@@ -15,7 +15,6 @@ import os
 import subprocess
 import sys
 import textwrap
-import tracemalloc
 import types
 from pathlib import Path
 from typing import Any, Callable, Iterator
@@ -466,6 +465,7 @@ def test_a_million_stores_and_deletes_leak_nothing(native: None) -> None:
         _store_and_delete(module, value, 1000)  # warm caches before measuring
     gc.collect()
     references = sys.getrefcount(value)
+    tracemalloc = pytest.importorskip("tracemalloc")  # PyPy has none; native is CPython only
     tracemalloc.start()
     try:
         start, _ = tracemalloc.get_traced_memory()
@@ -622,7 +622,10 @@ def _run_in_subinterpreter(tmp_path: Path, kind: str, main_installs: bool) -> di
 
 
 def _kinds() -> list[str]:
-    kinds = []
+    kinds: list[str] = []
+    if sys.implementation.name != "cpython":
+        # PyPy builds _testcapi from C source on first import; no native engine there.
+        return kinds
     try:
         import _testcapi
 
@@ -708,7 +711,8 @@ def test_uninstall_keeps_python_level_setattr_of_subclasses(when: str) -> None:
 
 
 @pytest.mark.skipif(
-    importlib.util.find_spec("test.support") is None or "legacy" not in _kinds(),
+    importlib.util.find_spec("test.support") is None
+    or "legacy" not in _kinds(),
     reason="needs test.support and _testcapi.run_in_subinterp",
 )
 def test_cpython_test_support_run_in_subinterp_survives_the_patch() -> None:
@@ -730,3 +734,12 @@ def test_cpython_test_support_run_in_subinterp_survives_the_patch() -> None:
         """
     )
     assert result.stdout.split() == ["0", "['a']"], result.stderr
+
+
+def test_module_type_hook_methods_keep_their_signatures(native: None) -> None:
+    # inspect.signature() of the slot wrappers they replace works (CPython's
+    # test_inspect test_types_module_has_signatures).
+    import inspect
+
+    assert str(inspect.signature(ModuleType.__setattr__)) == "(self, name, value, /)"
+    assert str(inspect.signature(ModuleType.__delattr__)) == "(self, name, /)"

@@ -11,6 +11,8 @@ from typing import Any
 import pytest
 from _venv import Venv, describe, write
 
+import pep726hook
+
 # Prints what a program can see of how it was started, as JSON.
 DUMP = """\
 import builtins, json, os, sys
@@ -395,3 +397,17 @@ def test_uncaught_exception_is_recorded_for_post_mortem(venv: Venv, tmp_path: Pa
     result = venv.run(["pep726hook", str(script)])
     assert result.returncode == 1
     assert result.stderr.endswith("ValueError ('late',)\n"), describe(result)
+
+
+def test_children_are_told_the_engine_as_asked_not_as_resolved(
+    venv: Venv, tmp_path: Path
+) -> None:
+    # "auto" resolves per interpreter: a sub-interpreter that cannot load the
+    # extension then gets the class engine instead of a start-up error.
+    script = write(
+        tmp_path / "engine_env.py",
+        "import os, pep726hook\nprint(os.environ['PEP726HOOK_ENGINE'], pep726hook.engine())\n",
+    )
+    result = venv.run(["pep726hook", str(script)])
+    assert result.returncode == 0, describe(result)
+    assert result.stdout == f"auto {pep726hook.available_engines()[0]}\n"

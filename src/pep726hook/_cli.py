@@ -178,12 +178,17 @@ def main(argv: Sequence[str] | None = None) -> int:
 def run(options: Options, prog: str = "pep726hook") -> int:
     """Install the hook, export it to child processes, and run the target."""
     try:
-        used = install_for_run(options.engine)
+        requested = requested_engine_name(options.engine)
+        install_for_run(requested)
     except (ValueError, RuntimeError) as error:
         # Unknown $PEP726HOOK_ENGINE, or an engine that cannot run here.
         return usage_error(prog, str(error))
     os.environ[ACTIVATION_VARIABLE] = "1"
-    os.environ[ENGINE_VARIABLE] = used
+    # Children get the engine as asked, not as resolved: "auto" resolves the
+    # same way in a child process, and to the class engine in a sub-interpreter
+    # that cannot load the extension, where "native" would fail at start-up
+    # (CPython's test_import SubinterpImportTests.test_isolated_config).
+    os.environ[ENGINE_VARIABLE] = requested
     runner = Runner(options.kind, options.target, options.args)
     try:
         runner.prepare()
@@ -198,20 +203,16 @@ def run(options: Options, prog: str = "pep726hook") -> int:
     return runner.run()
 
 
-def install_for_run(engine: str | None) -> str:
-    """Install the hook with *engine*, None meaning ``$PEP726HOOK_ENGINE``; return the engine used.
+def install_for_run(requested: str) -> None:
+    """Install the hook with the validated engine name *requested*.
 
     The hook may already be on because this process started with
     ``PEP726HOOK=1``; an explicitly different engine then replaces it.
     """
-    requested = requested_engine_name(engine)
     current = active_engine()
     if current is not None and requested not in ("auto", current):
         uninstall()
     install(requested)
-    used = active_engine()
-    assert used is not None
-    return used
 
 
 def program_name() -> str:

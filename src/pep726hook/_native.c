@@ -257,11 +257,16 @@ module_delattr_method(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 
 static PyMethodDef setattr_def = {
     "__setattr__", (PyCFunction)(void (*)(void))module_setattr_method, METH_FASTCALL,
+    /* The text signature keeps inspect.signature(ModuleType.__setattr__)
+     * working, as it does for the slot wrapper this replaces (CPython's
+     * test_inspect test_types_module_has_signatures). */
+    "__setattr__($self, name, value, /)\n--\n\n"
     "Implement setattr(self, name, value), calling the module's own __setattr__ "
     "hook when its namespace defines one (PEP 726)."};
 
 static PyMethodDef delattr_def = {
     "__delattr__", (PyCFunction)(void (*)(void))module_delattr_method, METH_FASTCALL,
+    "__delattr__($self, name, /)\n--\n\n"
     "Implement delattr(self, name), calling the module's own __delattr__ "
     "hook when its namespace defines one (PEP 726)."};
 
