@@ -279,12 +279,12 @@ def _may_matter(data: bytes) -> bool:
     ``__class__`` and ``ModuleType`` only matter where a class can be
     installed, which always spells ``modules``.
     """
-    # b"ttr__" stands for the three __*attr__ names: one scan of the bytes instead of three.
-    return (
-        b"ttr__" in data
-        or b"__dir__" in data
-        or (b"modules" in data and (b"__class__" in data or b"ModuleType" in data))
-    )
+    # Every scan of the bytes costs about as much as reading them.  b"ttr__"
+    # stands for the three __*attr__ names, and b"r__" ends both it and
+    # b"__dir__": most files, which have neither, cost two scans instead of three.
+    if b"r__" in data and (b"ttr__" in data or b"__dir__" in data):
+        return True
+    return b"modules" in data and (b"__class__" in data or b"ModuleType" in data)
 
 
 class ParsePlan(NamedTuple):
