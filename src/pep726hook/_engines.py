@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import sys
 
 from ._class_engine import ClassEngine
 
@@ -37,25 +36,21 @@ class EngineUnavailableError(RuntimeError):
     """The engine asked for cannot run in this interpreter; the message says why."""
 
 
+# _native_engine imports whatever interpreter this is: it catches the C
+# extension's ImportError and reports it through unavailable_reason().
+
+
 def native_unavailable_reason() -> str | None:
     """Return why the native engine cannot run here, or None if it can."""
-    if sys.implementation.name != "cpython":
-        return f"the native engine needs CPython; this is {sys.implementation.name}"
-    try:
-        from . import _native_engine
-    except ImportError as error:
-        return f"the native engine is not available: {error}"
+    from . import _native_engine
+
     reason: str | None = _native_engine.unavailable_reason()
     return reason
 
 
 def _native_slot_is_patched() -> bool:
-    if sys.implementation.name != "cpython":
-        return False
-    try:
-        from . import _native_engine
-    except ImportError:
-        return False
+    from . import _native_engine
+
     return _native_engine.slot_is_patched()
 
 

@@ -16,7 +16,7 @@ import os
 
 import pytest
 
-from ._engines import ENGINE_NAMES, ENGINE_VARIABLE
+from ._engines import ENGINE_NAMES, ENGINE_VARIABLE, requested_engine_name
 from ._install import engine as active_engine
 from ._install import ensure_finder_first, install, is_installed, uninstall
 
@@ -109,19 +109,24 @@ def _activate(config: pytest.Config) -> None:
             f"it cannot switch to {requested!r}"
         )
     try:
-        installation = install(requested)
+        name = requested_engine_name(requested)
+        installation = install(name)
     except (ValueError, RuntimeError) as error:
         raise pytest.UsageError(f"pep726hook: {error}") from None
-    _export(config)
+    _export(config, name)
     if installation.installed_now:
         config.add_cleanup(_uninstall_if_installed)
 
 
-def _export(config: pytest.Config) -> None:
-    """Pass the hook on to child processes (pytester subprocesses, xdist workers)."""
+def _export(config: pytest.Config, engine: str) -> None:
+    """Pass the hook on to child processes (pytester subprocesses, xdist workers).
+
+    *engine* is passed on as asked, as the runner does: "auto" resolves per
+    interpreter, also in sub-interpreters that cannot load the extension.
+    """
     saved = {name: os.environ.get(name) for name in (ACTIVATION_VARIABLE, ENGINE_VARIABLE)}
     os.environ[ACTIVATION_VARIABLE] = "1"
-    os.environ[ENGINE_VARIABLE] = active_engine() or "auto"
+    os.environ[ENGINE_VARIABLE] = engine
 
     def restore() -> None:
         for name, value in saved.items():
