@@ -43,8 +43,12 @@ def tests(session: nox.Session) -> None:
     )
     # Run from the tests directory's parent, against the installed package
     # (src/ is not on sys.path).  pytest's exit status 5 ("no tests ran") is a
-    # failure here like any other non-zero status.
-    session.run("python", "-m", "pytest", *session.posargs)
+    # failure here like any other non-zero status.  On CPython both C
+    # extensions must have been built: a compile error must fail the session,
+    # not quietly skip the tests that need them.
+    cpython = session.python != "pypy3"
+    env = {"PEP726HOOK_TEST_REQUIRE_EXTENSIONS": "1" if cpython else "0"}
+    session.run("python", "-m", "pytest", *session.posargs, env=env)
 
 
 @nox.session(python=LINT_PYTHON, venv_backend="venv")

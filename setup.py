@@ -1,8 +1,10 @@
 """Build hooks that pyproject.toml cannot express.
 
-The C extension ``pep726hook._native`` is optional: it is skipped on PyPy and
-other non-CPython interpreters, and a failed compile only loses the native
-engine (the class engine needs no compiler).
+Both C extensions are optional: they are skipped on PyPy and other non-CPython
+interpreters, and a failed compile only loses speed.  Without
+``pep726hook._native`` there is no native engine (the class engine needs no
+compiler); without ``pep726hook._memfind`` ``pep726hook scan`` searches bytes
+with ``bytes.find``.
 """
 
 from __future__ import annotations
@@ -35,21 +37,25 @@ class OptionalBuildExt(build_ext):
         try:
             super().build_extension(ext)
         except Exception as error:
-            self._report(error)
+            self._report(error, ext.name)
 
-    def _report(self, error: BaseException) -> None:
-        sys.stderr.write(
-            f"warning: pep726hook's C extension was not built ({error}); "
-            "the pure-Python class engine will be used\n"
-        )
+    def _report(self, error: BaseException, name: str | None = None) -> None:
+        consequence = {
+            "pep726hook._native": "the pure-Python class engine will be used",
+            "pep726hook._memfind": "pep726hook scan will search with bytes.find",
+        }.get(name or "", "pure-Python code will be used")
+        what = f"C extension {name}" if name else "C extensions"
+        sys.stderr.write(f"warning: pep726hook's {what} not built ({error}); {consequence}\n")
 
 
-def _native_extensions() -> list[Extension]:
+def _extensions() -> list[Extension]:
     if platform.python_implementation() != "CPython":
         return []
+    memfind = Extension("pep726hook._memfind", ["src/pep726hook/_memfind.c"])
     if sysconfig.get_config_var("Py_GIL_DISABLED"):
-        return []
-    return [Extension("pep726hook._native", ["src/pep726hook/_native.c"])]
+        # The native engine patches a shared type and relies on the GIL.
+        return [memfind]
+    return [Extension("pep726hook._native", ["src/pep726hook/_native.c"]), memfind]
 
 
 # Start-up files that go to the root of site-packages, not into the package:
@@ -112,4 +118,4 @@ if editable_wheel is not None:
     cmdclass["editable_wheel"] = EditableWheelWithStartupFiles
 
 
-setup(ext_modules=_native_extensions(), cmdclass=cmdclass)
+setup(ext_modules=_extensions(), cmdclass=cmdclass)

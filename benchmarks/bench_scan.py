@@ -1,12 +1,18 @@
 """Benchmark: ``pep726hook scan --stdlib`` against ``grep -rl __setattr__`` over the same files.
 
-Run as ``python benchmarks/bench_scan.py [--python PYTHON] [--runs N] [--jobs N]``.
-The scan covers the whole environment of PYTHON (its standard library plus
-every distribution on its ``sys.path``); grep reads exactly the ``.py`` files
-the scan reads.  Both run as fresh processes, alternately, after one warm-up
-run each (so both find the files in the page cache, and the scanner's own
-modules are byte-compiled as in an installation), and the script prints a
-markdown table of medians and their ratio.  The target is a ratio <= 3.
+Run as ``python benchmarks/bench_scan.py [--python PYTHON] [--runs N] [--jobs N]
+[--without-memfind]``.  The scan covers the whole environment of PYTHON (its
+standard library plus every distribution on its ``sys.path``); grep reads
+exactly the ``.py`` files the scan reads.  Both run as fresh processes,
+alternately, after one warm-up run each (so both find the files in the page
+cache, and the scanner's own modules are byte-compiled as in an
+installation), and the script prints a markdown table of medians and their
+ratio.  The target is a ratio <= 3.
+
+The scanner is imported from ``src/``: its optional C search
+(``pep726hook._memfind``) is used when it has been built in place for PYTHON
+(``PYTHON setup.py build_ext --inplace``); ``--without-memfind`` measures the
+``bytes.find`` fallback instead.  The first line of output says which ran.
 """
 
 from __future__ import annotations
@@ -30,6 +36,13 @@ LIST_FILES = (
     "sys.stdout.write('\\0'.join(f.path for f in collect_files(stdlib=True)))\n"
 )
 SCAN = "from pep726hook._scan import main; raise SystemExit(main({argv!r}))"
+# Makes "import pep726hook._memfind" fail, as where the extension is not built.
+WITHOUT_MEMFIND = "import sys; sys.modules['pep726hook._memfind'] = None; "
+SEARCH = (
+    "{prefix}from pep726hook import _scan_filter; "
+    "print('memmem (_memfind)' if _scan_filter.find.__module__ == 'pep726hook._memfind' "
+    "else 'bytes.find')"
+)
 
 
 def timed(
@@ -51,6 +64,11 @@ def main() -> int:
     parser.add_argument("--python", default=sys.executable, help="interpreter to benchmark")
     parser.add_argument("--runs", type=int, default=7, help="timed runs of each command")
     parser.add_argument("--jobs", type=int, help="pass --jobs N to the scan")
+    parser.add_argument(
+        "--without-memfind",
+        action="store_true",
+        help="measure the bytes.find fallback even where the C search is built",
+    )
     args = parser.parse_args()
     if shutil.which("grep") is None or shutil.which("xargs") is None:
         parser.error("grep and xargs are needed")
@@ -78,7 +96,15 @@ def main() -> int:
     ).stdout.strip()
 
     scan_argv = ["--stdlib"] + (["--jobs", str(args.jobs)] if args.jobs is not None else [])
-    scan = [args.python, "-c", SCAN.format(argv=scan_argv)]
+    prefix = WITHOUT_MEMFIND if args.without_memfind else ""
+    scan = [args.python, "-c", prefix + SCAN.format(argv=scan_argv)]
+    search = subprocess.run(
+        [args.python, "-c", SEARCH.format(prefix=prefix)],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
     # xargs feeds grep the same NUL-separated file list the scan reads.
     grep = ["xargs", "-0", "grep", "-rl", "--", "__setattr__"]
     with tempfile.NamedTemporaryFile("wb", suffix=".lst", delete=False) as handle:
@@ -104,7 +130,7 @@ def main() -> int:
     scan_label = f"`pep726hook scan {' '.join(scan_argv)}`"
     print(
         f"{version}, {len(paths)} .py files, {size / 1e6:.1f} MB, {os.cpu_count()} CPUs, "
-        f"load average {load:.2f}, {args.runs} runs each\n"
+        f"load average {load:.2f}, {args.runs} runs each, search: {search}\n"
     )
     print("| command | median wall s | min wall s | median CPU s |")
     print("|---|---:|---:|---:|")
