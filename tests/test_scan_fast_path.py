@@ -273,6 +273,11 @@ CASES: list[tuple[str, str, list[tuple[int, str]]]] = [
         [(3, "class_workaround")],
     ),
     (
+        "__spec__.name as key",
+        WORKAROUND_CLASS + "sys.modules[__spec__.name] = C(__spec__.name)\n",
+        [(3, "class_workaround")],
+    ),
+    (
         "a class that is not the one defined",
         WORKAROUND_CLASS + "sys.modules[__name__].__class__ = int\n",
         [],

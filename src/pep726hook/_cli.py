@@ -17,7 +17,6 @@ from . import __version__
 from ._engines import ENGINE_NAMES, ENGINE_VARIABLE, available_engines, requested_engine_name
 from ._install import engine as active_engine
 from ._install import install, uninstall
-from ._runner import Runner, TargetError, report_exception
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -177,6 +176,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def run(options: Options, prog: str = "pep726hook") -> int:
     """Install the hook, export it to child processes, and run the target."""
+    # Imported here so that `pep726hook scan` does not pay for runpy.
+    from ._runner import Runner, TargetError, report_exception
+
     try:
         requested = requested_engine_name(options.engine)
         install_for_run(requested)

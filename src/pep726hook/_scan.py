@@ -21,7 +21,6 @@ command line.
 from __future__ import annotations
 
 import argparse
-import csv
 import errno
 import os
 import re
@@ -30,7 +29,6 @@ import sys
 import sysconfig
 from typing import TYPE_CHECKING, NamedTuple
 
-from ._scan_analysis import Unparsable, analyse_source, analyse_statements
 from ._scan_filter import Index, ParsePlan, has_token, may_matter, plan_parse
 
 if sys.version_info >= (3, 10):
@@ -187,6 +185,8 @@ def distribution_files(name: str, dist: importlib_metadata.Distribution) -> Iter
         pieces.pop()
         relatives = [piece[piece.rfind("\n") + 1 :] + ".py" for piece in pieces]
         if '"' in record:
+            import csv  # rarely needed
+
             quoted = csv.reader(row for row in record.splitlines() if row[:1] == '"')
             relatives = [path for path in relatives if path[:1] != '"']
             relatives.extend(row[0] for row in quoted if row and row[0].endswith(".py"))
@@ -369,6 +369,10 @@ def scan_file(
     plan = ParsePlan(True, []) if thorough else plan_parse(data, index, source.module)
     if not plan.whole_file and not plan.hook_lines:
         return [], None, False
+    # Few files get this far.  Importing the parser (ast, tokenize) only now
+    # keeps it off the start-up path, and forked workers import it in parallel.
+    from ._scan_analysis import Unparsable, analyse_source, analyse_statements
+
     try:
         found = None
         if not plan.whole_file:

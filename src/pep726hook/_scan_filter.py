@@ -45,9 +45,12 @@ _INDEXED_RE = re.compile(rb"[ \t]*(?:\[|\.[ \t]*get\b)")
 # A reported workaround class overrides one of these, or defines a property.
 _OVERRIDE_TOKENS = (b"setattr__", b"delattr__", b"setter", b"deleter", b"property")
 # A class statement whose bases mention ModuleType or type(...): the only way a
-# module-type class is defined that the analysis below recognises.  (Patterns
-# start with a literal so that the regex engine can skip ahead quickly.)
-_MODULE_CLASS_RE = re.compile(rb"class[ \t]+\w+[ \t]*\([^:]*?(?:ModuleType|\btype[ \t]*\()")
+# module-type class is defined that the analysis recognises.  (Patterns start
+# with a literal so that the regex engine can skip ahead quickly; the bound on
+# the bases keeps a file of many unclosed "class X(" linear to search.)
+_MODULE_CLASS_RE = re.compile(
+    rb"class[ \t]+\w+[ \t]*\([^:]{0,1000}?(?:ModuleType|\btype[ \t]*\()"
+)
 # What follows ``<something>.__class__`` in an assignment (not a comparison).
 _ASSIGNMENT_RE = re.compile(rb"[ \t]*=(?!=)")
 # ``X.modules[...] = Name(``: a module replaced by an instance.
