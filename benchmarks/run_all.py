@@ -2,8 +2,8 @@
 
 Interpreters: ``$(pyenv root)/versions/3.{8..13}.*/bin/python`` and ``pypy3``,
 each used only if ``pyperf`` imports there (``python -m pip install pyperf``).
-The C extension is built in place (``setup.py build_ext --inplace``) for a
-CPython that lacks it.  Per interpreter this runs ``bench_module_access.py``
+The C extensions are built in place (``setup.py build_ext --inplace``) for a
+CPython that lacks the native engine's.  Per interpreter this runs ``bench_module_access.py``
 (pyperf, short settings) and ``bench_import.py`` (interleaved fresh processes),
 then writes the markdown table and, with matplotlib in any of the
 interpreters, the chart.  Raw results go to ``build/benchmarks/``.

@@ -558,7 +558,7 @@ def scan_files(
     """Scan *files* (duplicates by path are scanned once); see :func:`scan_file`.
 
     *jobs* is the number of processes (None: one per CPU, at most 8, for scans
-    of 3000 files or more on Linux; 0 or 1: this process only).  Workers are
+    of 500 files or more on Linux; 0 or 1: this process only).  Workers are
     forked, so nothing is re-imported.
     """
     unique: dict[str, SourceFile] = {}
