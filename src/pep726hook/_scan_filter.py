@@ -48,9 +48,7 @@ _OVERRIDE_TOKENS = (b"setattr__", b"delattr__", b"setter", b"deleter", b"propert
 # module-type class is defined that the analysis recognises.  (Patterns start
 # with a literal so that the regex engine can skip ahead quickly; the bound on
 # the bases keeps a file of many unclosed "class X(" linear to search.)
-_MODULE_CLASS_RE = re.compile(
-    rb"class[ \t]+\w+[ \t]*\([^:]{0,1000}?(?:ModuleType|\btype[ \t]*\()"
-)
+_MODULE_CLASS_RE = re.compile(rb"class[ \t]+\w+[ \t]*\([^:]{0,1000}?(?:ModuleType|\btype[ \t]*\()")
 # What follows ``<something>.__class__`` in an assignment (not a comparison).
 _ASSIGNMENT_RE = re.compile(rb"[ \t]*=(?!=)")
 # ``X.modules[...] = Name(``: a module replaced by an instance.
@@ -138,15 +136,11 @@ def _hook_names(data: bytes) -> Iterator[tuple[int, int]]:
     The three ``__*attr__`` names share one scan for their common tail: a scan
     of the bytes is what costs, not the few occurrences it finds.
     """
-    tail = find(data, b"attr__")
-    while tail >= 0:
+    for tail in _occurrences(data, b"attr__"):
         if tail >= 5 and data[tail - 5 : tail + 6] in _ATTR_HOOK_NAMES:
             yield tail - 5, tail + 6
-        tail = find(data, b"attr__", tail + 6)
-    start = find(data, b"__dir__")
-    while start >= 0:
+    for start in _occurrences(data, b"__dir__"):
         yield start, start + 7
-        start = find(data, b"__dir__", start + 7)
 
 
 def _occurrences(data: bytes, needle: bytes) -> Iterator[int]:
