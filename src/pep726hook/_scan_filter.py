@@ -62,9 +62,6 @@ _SETATTR_CLASS_RE = re.compile(rb"setattr\([^,\n]*,[ \t]*['\"]__class__['\"]\Z")
 # follows that makes it an attribute, call or subscript instead (group 2).
 _ASSIGNED_NAME_RE = re.compile(rb"[ \t]*([A-Za-z_][A-Za-z0-9_]*)([ \t]*[.(\[])?")
 _SETATTR_VALUE_RE = re.compile(rb"[ \t]*,[ \t]*([A-Za-z_][A-Za-z0-9_]*)[ \t]*\)")
-# ``class Name`` at any indentation (classes in top-level if/try blocks count).
-_CLASS_NAMES_RE = re.compile(rb"\n[ \t]*class[ \t]+(\w+)")
-_FIRST_CLASS_NAME_RE = re.compile(rb"[ \t]*class[ \t]+(\w+)")
 _CONTINUATION_RE = re.compile(rb"(?:else|elif|except|finally)\b")
 _BODY_STATEMENT_RE = re.compile(rb"(?:class|def|async[ \t]+def)\b")
 _NAME_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
@@ -175,11 +172,7 @@ def _may_install_own_class(data: bytes, module: str | None = None) -> bool:
     if names is not None:
         if not names:
             return False
-        defined = _CLASS_NAMES_RE.findall(data)
-        first_line = _FIRST_CLASS_NAME_RE.match(data)
-        if first_line:
-            defined.append(first_line.group(1))
-        if names.isdisjoint(defined):
+        if names.isdisjoint(_CLASS_LINES.captures(data)):
             return False
     return any(find(data, token) >= 0 for token in _OVERRIDE_TOKENS)
 
@@ -275,6 +268,14 @@ class _LineStarts:
         self._after_newline = re.compile(b"\n" + start_of_line)
         self._first_line = re.compile(start_of_line)
 
+    def captures(self, data: bytes) -> list[bytes]:
+        """Group 1 of every matching line (the pattern must have one)."""
+        groups: list[bytes] = self._after_newline.findall(data)
+        first = self._first_line.match(data)
+        if first:
+            groups.append(first.group(1))
+        return groups
+
     def next_after(self, data: bytes, position: int) -> int:
         """Start of the first matching line after *position*, or -1."""
         match = self._after_newline.search(data, position)
@@ -302,6 +303,8 @@ class _LineStarts:
 # Lines that begin at column 0 with something other than a comment or a
 # closing bracket: top-level statements, or text that looks like one.
 _COLUMN0 = _LineStarts(rb"[^ \t\r\n\f#)\]}]")
+# ``class Name`` at any indentation (classes in top-level if/try blocks count).
+_CLASS_LINES = _LineStarts(rb"[ \t]*class[ \t]+(\w+)")
 
 
 # String literals and comments.  A triple-quoted string runs to its closing
