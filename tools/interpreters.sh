@@ -114,7 +114,7 @@ build_free_threaded() {
         apt-get build-dep -y -qq python3.13 >/dev/null
         rm -rf /build && mkdir -p /build && cd /build
         apt-get source --download-only -qq python3.13 >/dev/null
-        tar -xf python3.13_*.orig.tar.*
+        tar -xf python3.13_*.orig.tar.xz
         cd Python-3.13*/
         ./configure --quiet --disable-gil --prefix="$1" --without-ensurepip >/dev/null
         make -s -j"$(nproc)" >/dev/null 2>&1 || make -j"$(nproc)"
