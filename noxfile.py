@@ -1,10 +1,13 @@
 """Test, lint and transparency sessions; ``tools/run-tests.sh`` is the entry point.
 
-Interpreters are found on PATH as ``python3.X`` and ``pypy3``; with pyenv, set
-``PYENV_VERSION=3.13.0:3.12.1:3.11.7:3.10.13:3.9.18:3.8.18`` (``tools/run-tests.sh``
-does).  Virtual environments are reused between runs: every session reinstalls
-the project itself (``pip install .``, never editable, so the C extension is
-built the way users get it), only the dependencies are kept.
+Interpreters are found on PATH as ``python3.X``, ``python3.13t`` and ``pypy3.X``.
+On the Debian 12 host that is pyenv's CPython 3.8-3.13 (``tools/run-tests.sh``
+sets ``PYENV_VERSION``) and Debian's PyPy 3.9; CPython 3.14, 3.15, PyPy 3.11 and
+the free-threaded 3.13t live in the Debian sid chroot that
+``tools/interpreters.sh`` sets up, where ``tools/run-tests.sh`` runs their
+sessions.  Virtual environments are reused between runs: every session
+reinstalls the project itself (``pip install .``, never editable, so the C
+extensions are built the way users get them), only the dependencies are kept.
 """
 
 from __future__ import annotations
@@ -14,11 +17,22 @@ import nox.command
 
 nox.options.reuse_venv = "yes"
 nox.options.error_on_missing_interpreters = True
+
+# Where each interpreter comes from: tools/run-tests.sh runs a session on the
+# host or in the chroot according to these lists.
+HOST_CPYTHONS = ["3.8", "3.9", "3.10", "3.11", "3.12", "3.13"]
+CHROOT_CPYTHONS = ["3.14", "3.15"]
+FREE_THREADED = ["3.13t"]
+HOST_PYTHONS = [*HOST_CPYTHONS, "pypy3.9"]
+CHROOT_PYTHONS = [*CHROOT_CPYTHONS, "pypy3.11", *FREE_THREADED]
+CPYTHONS = HOST_CPYTHONS + CHROOT_CPYTHONS
+PYTHONS = HOST_PYTHONS + CHROOT_PYTHONS
 nox.options.sessions = ["lint", "tests", "cpython_import_tests"]
 
-CPYTHONS = ["3.8", "3.9", "3.10", "3.11", "3.12", "3.13"]
-PYTHONS = [*CPYTHONS, "pypy3"]
-TEST_DEPS = ["pytest>=7", "hypothesis>=6"]
+TEST_DEPS = ["pytest>=7", "pytest-xdist>=3"]
+# hypothesis' newest releases ship no wheel for PyPy 3.11 or free-threaded
+# CPython, and their sdist needs a Rust compiler; 6.155.7 is pure Python.
+HYPOTHESIS = {"pypy3.11": "hypothesis>=6,<=6.155.7", "3.13t": "hypothesis>=6,<=6.155.7"}
 # Linters are pinned so that a new release cannot turn CI red on its own; pytest
 # is there for mypy (the package's pytest plugin imports it).
 LINT_DEPS = ["ruff==0.17.6", "mypy==2.4.1", "pytest>=7"]
@@ -34,7 +48,8 @@ def _install_project(session: nox.Session) -> None:
 @nox.session(python=PYTHONS, venv_backend="venv")
 def tests(session: nox.Session) -> None:
     """Run the test suite; arguments after ``--`` go to pytest."""
-    session.install(*TEST_DEPS)
+    python = str(session.python)
+    session.install(*TEST_DEPS, HYPOTHESIS.get(python, "hypothesis>=6"))
     _install_project(session)
     session.run(
         "python",
@@ -43,11 +58,11 @@ def tests(session: nox.Session) -> None:
     )
     # Run from the tests directory's parent, against the installed package
     # (src/ is not on sys.path).  pytest's exit status 5 ("no tests ran") is a
-    # failure here like any other non-zero status.  On CPython both C
-    # extensions must have been built: a compile error must fail the session,
+    # failure here like any other non-zero status.  On CPython with a GIL both
+    # C extensions must have been built: a compile error must fail the session,
     # not quietly skip the tests that need them.
-    cpython = session.python != "pypy3"
-    env = {"PEP726HOOK_TEST_REQUIRE_EXTENSIONS": "1" if cpython else "0"}
+    with_gil_cpython = python in CPYTHONS
+    env = {"PEP726HOOK_TEST_REQUIRE_EXTENSIONS": "1" if with_gil_cpython else "0"}
     session.run("python", "-m", "pytest", *session.posargs, env=env)
 
 

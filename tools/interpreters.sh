@@ -6,7 +6,8 @@
 #   sid chroot         CPython 3.14 and 3.15 (+ -dev, -venv, test suites), PyPy 3.11,
 #                      and a free-threaded CPython 3.13t built from trixie's python3.13 source
 #
-#     bash tools/interpreters.sh setup         # create or update the cache; prints its path
+#     bash tools/interpreters.sh host          # only the host's packages (PyPy 3.9, debootstrap)
+#     bash tools/interpreters.sh setup         # host + chroot: create or update the cache
 #     bash tools/interpreters.sh run CMD...    # run CMD inside the chroot (the repository is
 #                                              # mounted at /repo, the working directory)
 #
@@ -140,6 +141,10 @@ setup() {
     if ! in_chroot "$FT_PREFIX/bin/python3.13t" -c 'import sys; assert not sys._is_gil_enabled()' 2>/dev/null; then
         build_free_threaded
     fi
+    if ! in_chroot /opt/nox/bin/python -m nox --version >/dev/null 2>&1; then
+        say "installing nox in the chroot (/opt/nox)"
+        in_chroot sh -c 'python3 -m venv /opt/nox && /opt/nox/bin/pip install -q nox'
+    fi
     copy_ca_files
     in_chroot sh -c 'for p in python3.14 python3.15 pypy3 python3.13t; do printf "  %-12s %s\n" "$p" "$($p -c "import sys, platform; print(platform.python_implementation(), sys.version.split()[0])")"; done' >&2
     echo "$ROOT"
@@ -152,7 +157,8 @@ run() {
 }
 
 case "${1:-}" in
+    host) host_packages ;;
     setup) setup ;;
     run) shift; run "$@" ;;
-    *) echo "usage: bash tools/interpreters.sh setup | run CMD [ARGS...]" >&2; exit 2 ;;
+    *) echo "usage: bash tools/interpreters.sh host | setup | run CMD [ARGS...]" >&2; exit 2 ;;
 esac
