@@ -13,7 +13,8 @@ from typing import Any, Dict, Union
 
 import pytest
 
-from pep726hook import _scan, _scan_report
+from pep726hook import _scan
+from pep726hook._scan import _report, _scanner
 
 SRC = str(Path(__file__).resolve().parent.parent / "src")
 
@@ -469,30 +470,30 @@ def test_forked_workers_give_the_same_result(site: Path, monkeypatch: pytest.Mon
     files = _scan.collect_files(site=[str(site)])
     serial = _scan.scan_files(files, jobs=1)
     forks = []
-    fork_child = _scan._fork_child
+    fork_child = _scanner._fork_child
 
     def counting_fork_child(*args: Any) -> Any:
         forks.append(args)
         return fork_child(*args)
 
-    monkeypatch.setattr(_scan, "_fork_child", counting_fork_child)
+    monkeypatch.setattr(_scanner, "_fork_child", counting_fork_child)
     assert _scan.scan_files(files, jobs=3) == serial
-    assert len(forks) == (2 if _scan._can_fork() else 0)
+    assert len(forks) == (2 if _scanner._can_fork() else 0)
 
     # A child that fails has its share scanned by the parent.
     def failed_child(pid: int, read_end: int) -> None:
         os.close(read_end)
         os.waitpid(pid, 0)
 
-    monkeypatch.setattr(_scan, "_child_result", failed_child)
+    monkeypatch.setattr(_scanner, "_child_result", failed_child)
     assert _scan.scan_files(files, jobs=2) == serial
 
 
 def test_report_round_trip(site: Path) -> None:
     result = _scan.scan(site=[str(site)])
     out = io.StringIO()
-    _scan_report.write_json(result, out)
-    assert json.loads(out.getvalue()) == _scan_report.to_json(result)
+    _report.write_json(result, out)
+    assert json.loads(out.getvalue()) == _report.to_json(result)
 
 
 def test_subprocess(site: Path, tmp_path: Path) -> None:
@@ -532,3 +533,45 @@ def test_closed_stdout_is_not_an_error(site: Path) -> None:
     stderr = child.stderr.read()
     child.stderr.close()
     assert (child.wait(), stderr) == (0, b"")
+
+
+# The order in which pep726hook/_scan/__init__.py lists its modules: each may
+# import only those before it, so the package has no import cycle.
+SCAN_MODULES = ("_model", "_files", "_filter", "_analysis", "_scanner", "_report", "_command")
+
+
+def _sibling_imports(module: str) -> set[str]:
+    import ast
+
+    path = Path(_scan.__file__).parent / f"{module}.py"
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.level == 1:
+            if node.module:
+                found.add(node.module)
+            else:
+                found.update(alias.name for alias in node.names)
+    return found
+
+
+@pytest.mark.parametrize("module", SCAN_MODULES)
+def test_scan_modules_import_only_earlier_siblings(module: str) -> None:
+    earlier = set(SCAN_MODULES[: SCAN_MODULES.index(module)]) | {"_memfind"}
+    assert _sibling_imports(module) <= earlier
+
+
+def test_scan_package_lists_every_module() -> None:
+    directory = Path(_scan.__file__).parent
+    modules = {p.stem for p in directory.glob("_*.py") if p.stem != "__init__"}
+    assert modules == set(SCAN_MODULES)
+
+
+def test_scan_start_up_leaves_the_parser_and_report_unimported() -> None:
+    # `pep726hook scan` imports our parser only for a file that needs it, and
+    # the renderer only to print; the runner (runpy) never.  (ast itself comes
+    # with importlib.metadata, which imports inspect.)
+    lazy = ("runpy", "pep726hook._runner", "pep726hook._scan._analysis", "pep726hook._scan._report")
+    code = f"import sys, pep726hook._cli, pep726hook._scan; print([m for m in {lazy!r} if m in sys.modules])"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"
