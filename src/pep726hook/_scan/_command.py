@@ -7,11 +7,40 @@ import os
 import sys
 from typing import TYPE_CHECKING
 
-from ._model import UnknownDistributionError
+from ._files import Exclusion
+from ._model import KINDS, ScanResult, UnknownDistributionError
 from ._scanner import scan
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
+
+#: Where the documentation of the command lives (installed copies have no docs/).
+DOCS_URL = "https://github.com/pep726hook/pep726hook/blob/main/docs/scan.md"
+
+#: Exit statuses: the scan completed (and found no --fail-on kind), found one, usage error.
+OK_STATUS, FOUND_STATUS, USAGE_STATUS = 0, 1, 2
+
+
+def _kinds(value: str) -> list[str]:
+    """The argparse type of ``--fail-on``: a comma-separated list of finding kinds."""
+    kinds = [kind.strip() for kind in value.split(",") if kind.strip()]
+    unknown = [kind for kind in kinds if kind not in KINDS]
+    if unknown or not kinds:
+        raise argparse.ArgumentTypeError(
+            f"unknown finding kind {', '.join(map(repr, unknown)) or repr(value)} "
+            f"(choose from {', '.join(KINDS)})"
+        )
+    return kinds
+
+
+def exit_status(result: ScanResult, fail_on: Sequence[str]) -> int:
+    """:data:`FOUND_STATUS` if *result* has a finding of a kind in *fail_on*, else :data:`OK_STATUS`.
+
+    Skipped files do not count: a file that cannot be parsed here (Python 2
+    code, a newer syntax) is no reason to fail a CI job.
+    """
+    wanted = set(fail_on)
+    return FOUND_STATUS if any(f.kind in wanted for f in result.findings) else OK_STATUS
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -25,8 +54,11 @@ def build_parser() -> argparse.ArgumentParser:
         ),
         epilog=(
             "Installed distributions are scanned unless --path is given without DIST or --site. "
-            "Exit status: 0 when the scan completed (findings or not), 2 on a usage error. "
-            "The --json schema is described in docs/scan.md."
+            "Exit status: 1 when --fail-on is given and a finding of a kind it names was "
+            "reported, 2 on a usage error, 0 otherwise (the scan completed; files that could "
+            "not be read or parsed are listed but do not change the status). "
+            f"Finding kinds: {', '.join(KINDS)}. "
+            f"Documentation, including the --json schema: {DOCS_URL}"
         ),
     )
     parser.add_argument(
@@ -50,6 +82,23 @@ def build_parser() -> argparse.ArgumentParser:
         action="append",
         metavar="DIR",
         help="look for distributions in DIR instead of sys.path (repeatable)",
+    )
+    parser.add_argument(
+        "--exclude",
+        action="append",
+        default=[],
+        metavar="GLOB",
+        help="leave out files whose path relative to their site, --path or stdlib directory, "
+        "or a directory above them, matches GLOB; a GLOB without '/' matches any one "
+        "directory or file name (e.g. tests, 'test_*.py', mypkg/_vendor; repeatable)",
+    )
+    parser.add_argument(
+        "--fail-on",
+        action="append",
+        default=[],
+        type=_kinds,
+        metavar="KIND[,KIND]",
+        help="exit with status 1 if a finding of one of these kinds is reported (repeatable)",
     )
     parser.add_argument(
         "--thorough",
@@ -84,6 +133,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.jobs is not None and args.jobs < 0:
             parser.error("--jobs must be 0 or more")
         try:
+            Exclusion(args.exclude)
+        except ValueError as exc:
+            parser.error(f"argument --exclude: {exc}")
+        try:
             result = scan(
                 args.distributions,
                 args.path,
@@ -91,13 +144,14 @@ def main(argv: Sequence[str] | None = None) -> int:
                 site=args.site,
                 thorough=args.thorough,
                 jobs=args.jobs,
+                exclude=args.exclude,
             )
         except UnknownDistributionError as exc:
             where = "in " + os.pathsep.join(args.site) if args.site else "on sys.path"
             parser.error(f"no installed distribution named {exc} {where}")
     except SystemExit as exc:
         # argparse exits for --help and usage errors; callers get a status instead.
-        return exc.code if isinstance(exc.code, int) else 2
+        return exc.code if isinstance(exc.code, int) else USAGE_STATUS
     try:
         if args.json:
             _report.write_json(result, sys.stdout)
@@ -110,4 +164,4 @@ def main(argv: Sequence[str] | None = None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         os.close(devnull)
-    return 0
+    return exit_status(result, [kind for kinds in args.fail_on for kind in kinds])

@@ -7,6 +7,7 @@ RECORD; nothing is imported.
 
 from __future__ import annotations
 
+import fnmatch
 import os
 import re
 import sys
@@ -31,6 +32,59 @@ _SKIPPED_DIRS = frozenset(("__pycache__", "site-packages", "dist-packages"))
 
 
 _NAME_HEADER_RE = re.compile(r"^Name:[ \t]*(\S.*?)[ \t\r]*$", re.MULTILINE)
+
+
+class Exclusion:
+    """``--exclude`` globs: which files, by their path relative to their root, a scan leaves out.
+
+    The root is the directory a file's module name is relative to: the site
+    directory of an installed distribution, DIR of ``--path DIR``, the
+    standard library's directory.  A glob without ``/`` is matched against
+    every part of the path (``tests`` leaves out every ``tests`` directory,
+    ``conftest.py`` every such file); a glob with ``/`` against the path from
+    its start and each of its leading directories (``pkg/_vendor`` leaves out
+    that directory).  As in :mod:`fnmatch`, ``*`` also matches ``/``.
+    """
+
+    def __init__(self, globs: Sequence[str] = ()) -> None:
+        part_globs: list[str] = []
+        path_globs: list[str] = []
+        for glob in globs:
+            pattern = glob.replace(os.sep, "/").strip("/")
+            while pattern.startswith("./"):
+                pattern = pattern[2:]
+            if not pattern or pattern == ".":
+                raise ValueError(f"empty exclude pattern: {glob!r}")
+            if os.path.isabs(glob) or glob.startswith(("/", "\\")):
+                raise ValueError(
+                    f"exclude pattern {glob!r} is absolute: patterns are matched against paths "
+                    "relative to the site, --path or standard library directory"
+                )
+            (path_globs if "/" in pattern else part_globs).append(pattern)
+        self._part = self._compile(part_globs)
+        self._path = self._compile(path_globs)
+
+    @staticmethod
+    def _compile(globs: list[str]) -> re.Pattern[str] | None:
+        if not globs:
+            return None
+        # File systems that ignore case (normcase folds it) match globs without case too.
+        flags = re.IGNORECASE if os.path.normcase("A") == "a" else 0
+        return re.compile("|".join(f"(?:{fnmatch.translate(glob)})" for glob in globs), flags)
+
+    def __bool__(self) -> bool:
+        return self._part is not None or self._path is not None
+
+    def excludes(self, relative: str) -> bool:
+        """Whether the ``/``-separated *relative* path, or a directory above it, is excluded."""
+        parts = relative.split("/")
+        if self._part is not None and any(self._part.match(part) for part in parts):
+            return True
+        if self._path is not None:
+            for end in range(1, len(parts) + 1):
+                if self._path.match("/".join(parts[:end])):
+                    return True
+        return False
 
 
 def _normalize(name: str) -> str:
@@ -120,24 +174,28 @@ def distribution_files(name: str, dist: importlib_metadata.Distribution) -> Iter
                 yield SourceFile(path, file.as_posix(), name)
 
 
-def tree_files(root: str, prune_site: bool = False) -> Iterator[SourceFile]:
+def tree_files(
+    root: str, prune_site: bool = False, exclude: Exclusion | None = None
+) -> Iterator[SourceFile]:
     """The ``.py`` files under *root*, named by their path relative to it.
 
     Hidden directories and ``__pycache__`` are skipped; with *prune_site*, so
     are ``site-packages``/``dist-packages`` (left to distribution scanning).
+    Directories and files that *exclude* names are not visited.
     """
     root = os.path.abspath(root)
     for directory, dirs, files in os.walk(root):
+        relative_dir = os.path.relpath(directory, root).replace(os.sep, "/")
+        prefix = "" if relative_dir == "." else relative_dir + "/"
         dirs[:] = sorted(
             d
             for d in dirs
             if not d.startswith(".")
             and not (d in _SKIPPED_DIRS and (prune_site or d == "__pycache__"))
+            and not (exclude and exclude.excludes(prefix + d))
         )
-        relative_dir = os.path.relpath(directory, root).replace(os.sep, "/")
-        prefix = "" if relative_dir == "." else relative_dir + "/"
         for file in sorted(files):
-            if file.endswith(".py"):
+            if file.endswith(".py") and not (exclude and exclude.excludes(prefix + file)):
                 yield SourceFile(os.path.join(directory, file), prefix + file, None)
 
 
@@ -151,19 +209,26 @@ def collect_files(
     paths: Sequence[str] = (),
     stdlib: bool = False,
     site: Sequence[str] | None = None,
+    exclude: Sequence[str] = (),
 ) -> list[SourceFile]:
     """The files a scan covers.
 
     Installed distributions (all of them, or those named in *distributions*)
     are included unless *paths* were given without *distributions* or *site*;
-    *site* replaces ``sys.path`` as the place they are looked up.  *stdlib* adds the standard library.
+    *site* replaces ``sys.path`` as the place they are looked up.  *stdlib*
+    adds the standard library.  Files that the *exclude* globs name are left
+    out (see :class:`Exclusion`; ValueError for an absolute or empty glob).
     """
+    exclusion = Exclusion(exclude)
     files: list[SourceFile] = []
     if distributions or site is not None or not paths:
         for name, dist in find_distributions(distributions, site):
-            files.extend(distribution_files(name, dist))
+            listed = distribution_files(name, dist)
+            if exclusion:
+                listed = (f for f in listed if not exclusion.excludes(f.relative))
+            files.extend(listed)
     if stdlib:
-        files.extend(tree_files(stdlib_root(), prune_site=True))
+        files.extend(tree_files(stdlib_root(), prune_site=True, exclude=exclusion))
     for root in paths:
-        files.extend(tree_files(root))
+        files.extend(tree_files(root, exclude=exclusion))
     return files

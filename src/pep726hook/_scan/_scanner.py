@@ -378,6 +378,8 @@ def scan(
     site: Sequence[str] | None = None,
     thorough: bool = False,
     jobs: int | None = None,
+    exclude: Sequence[str] = (),
 ) -> ScanResult:
     """Collect the files (see :func:`collect_files`) and scan them (see :func:`scan_files`)."""
-    return scan_files(collect_files(distributions, paths, stdlib, site), thorough, jobs=jobs)
+    files = collect_files(distributions, paths, stdlib, site, exclude)
+    return scan_files(files, thorough, jobs=jobs)
