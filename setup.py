@@ -3,8 +3,8 @@
 Both C extensions are optional: they are skipped on PyPy and other non-CPython
 interpreters, and a failed compile only loses speed.  Without
 ``pep726hook._native`` there is no native engine (the class engine needs no
-compiler); without ``pep726hook._memfind`` ``pep726hook scan`` searches bytes
-with ``bytes.find``.
+compiler); without ``pep726hook._scan._memfind`` ``pep726hook scan`` searches
+bytes with ``bytes.find``.
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ class OptionalBuildExt(build_ext):
     def _report(self, error: BaseException, name: str | None = None) -> None:
         consequence = {
             "pep726hook._native": "the pure-Python class engine will be used",
-            "pep726hook._memfind": "pep726hook scan will search with bytes.find",
+            "pep726hook._scan._memfind": "pep726hook scan will search with bytes.find",
         }.get(name or "", "pure-Python code will be used")
         what = f"C extension {name}" if name else "C extensions"
         sys.stderr.write(f"warning: pep726hook's {what} not built ({error}); {consequence}\n")
@@ -51,7 +51,7 @@ class OptionalBuildExt(build_ext):
 def _extensions() -> list[Extension]:
     if platform.python_implementation() != "CPython":
         return []
-    memfind = Extension("pep726hook._memfind", ["src/pep726hook/_memfind.c"])
+    memfind = Extension("pep726hook._scan._memfind", ["src/pep726hook/_scan/_memfind.c"])
     if sysconfig.get_config_var("Py_GIL_DISABLED"):
         # The native engine patches a shared type and relies on the GIL.
         return [memfind]

@@ -10,7 +10,7 @@ installation), and the script prints a markdown table of medians and their
 ratio.  The target is a ratio <= 3.
 
 The scanner is imported from ``src/``: its optional C search
-(``pep726hook._memfind``) is used when it has been built in place for PYTHON
+(``pep726hook._scan._memfind``) is used when it has been built in place for PYTHON
 (``PYTHON setup.py build_ext --inplace``); ``--without-memfind`` measures the
 ``bytes.find`` fallback instead.  The first line of output says which ran.
 """
@@ -36,11 +36,11 @@ LIST_FILES = (
     "sys.stdout.write('\\0'.join(f.path for f in collect_files(stdlib=True)))\n"
 )
 SCAN = "from pep726hook._scan import main; raise SystemExit(main({argv!r}))"
-# Makes "import pep726hook._memfind" fail, as where the extension is not built.
-WITHOUT_MEMFIND = "import sys; sys.modules['pep726hook._memfind'] = None; "
+# Makes "import pep726hook._scan._memfind" fail, as where the extension is not built.
+WITHOUT_MEMFIND = "import sys; sys.modules['pep726hook._scan._memfind'] = None; "
 SEARCH = (
-    "{prefix}from pep726hook import _scan_filter; "
-    "print('memmem (_memfind)' if _scan_filter.find.__module__ == 'pep726hook._memfind' "
+    "{prefix}from pep726hook._scan import _filter; "
+    "print('memmem (_memfind)' if _filter.find.__module__ == 'pep726hook._scan._memfind' "
     "else 'bytes.find')"
 )
 

@@ -19,18 +19,21 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import pep726hook
-from pep726hook import _scan, _scan_filter
+from pep726hook import _scan
+from pep726hook._scan import _filter, _scanner
 
 try:
-    from pep726hook import _memfind
+    from pep726hook._scan import _memfind
 except ImportError:
     _memfind = None  # type: ignore[assignment]
 
-needs_memfind = pytest.mark.skipif(_memfind is None, reason="pep726hook._memfind is not built")
+needs_memfind = pytest.mark.skipif(
+    _memfind is None, reason="pep726hook._scan._memfind is not built"
+)
 
 
 def python_find(haystack: Any, needle: bytes, start: int = 0, end: Any = None) -> int:
-    """What ``_scan_filter.find`` is where the extension is not built."""
+    """What ``_filter.find`` is where the extension is not built."""
     result: int = haystack.find(needle, start, end)
     return result
 
@@ -40,10 +43,10 @@ def find_implementation(request: pytest.FixtureRequest, monkeypatch: pytest.Monk
     """Run a test with the C search where it is built, and with bytes.find everywhere."""
     if request.param == "memfind":
         if _memfind is None:
-            pytest.skip("pep726hook._memfind is not built")
-        monkeypatch.setattr(_scan_filter, "find", _memfind.find)
+            pytest.skip("pep726hook._scan._memfind is not built")
+        monkeypatch.setattr(_filter, "find", _memfind.find)
     else:
-        monkeypatch.setattr(_scan_filter, "find", python_find)
+        monkeypatch.setattr(_filter, "find", python_find)
     return str(request.param)
 
 
@@ -97,7 +100,7 @@ def test_extensions_are_built_where_promised() -> None:
 
 
 def test_reader_reads_files_of_any_size(tmp_path: Path) -> None:
-    reader = _scan._Reader(size=16)
+    reader = _scanner._Reader(size=16)
     for size in (0, 1, 15, 16, 17, 100, 5000):
         path = tmp_path / f"f{size}.py"
         content = bytes(i % 251 for i in range(size))
@@ -108,7 +111,7 @@ def test_reader_reads_files_of_any_size(tmp_path: Path) -> None:
 
 @pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="needs /dev/zero")
 def test_reader_refuses_devices(tmp_path: Path) -> None:
-    reader = _scan._Reader(size=64)
+    reader = _scanner._Reader(size=64)
     for device in ("/dev/zero", "/dev/null"):
         link = tmp_path / f"{Path(device).name}.py"
         link.symlink_to(device)
@@ -354,34 +357,34 @@ def many_files(tmp_path: Path, count: int) -> list[_scan.SourceFile]:
     return list(_scan.tree_files(str(tmp_path)))
 
 
-@pytest.mark.skipif(not _scan._can_fork(), reason="workers are forked on Linux only")
+@pytest.mark.skipif(not _scanner._can_fork(), reason="workers are forked on Linux only")
 def test_every_chunk_is_scanned_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     files = many_files(tmp_path, 500)
     serial = _scan.scan_files(files, jobs=1)
     claimed: list[int] = []
-    child_result: Callable[..., Any] = _scan._child_result
+    child_result: Callable[..., Any] = _scanner._child_result
 
     def recording_child_result(pid: int, read_end: int) -> Any:
         result = child_result(pid, read_end)
         claimed.extend(result.chunks)
         return result
 
-    scan_claimed = _scan._Chunks.scan_claimed
+    scan_claimed = _scanner._Chunks.scan_claimed
 
     def recording_scan_claimed(self: Any, *args: Any, **kwargs: Any) -> Any:
         result = scan_claimed(self, *args, **kwargs)
         claimed.extend(result.chunks)
         return result
 
-    monkeypatch.setattr(_scan, "_child_result", recording_child_result)
-    monkeypatch.setattr(_scan._Chunks, "scan_claimed", recording_scan_claimed)
+    monkeypatch.setattr(_scanner, "_child_result", recording_child_result)
+    monkeypatch.setattr(_scanner._Chunks, "scan_claimed", recording_scan_claimed)
     assert _scan.scan_files(files, jobs=3) == serial
     assert sorted(claimed) == list(range(-(-500 // 32)))
 
 
 def test_chunks_never_outgrow_a_one_page_pipe(tmp_path: Path) -> None:
     source = _scan.SourceFile(str(tmp_path / "x.py"), "x.py", None)
-    chunks = _scan._Chunks([source] * 200_000)
+    chunks = _scanner._Chunks([source] * 200_000)
     try:
         assert chunks.count <= 1024 and chunks.size * chunks.count >= 200_000
         numbers = []

@@ -9,18 +9,18 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
+from ._model import SCHEMA
+
 if TYPE_CHECKING:
     from typing import TextIO
 
-    from ._scan import ScanResult
+    from ._model import ScanResult
 
 _HEADERS = ("LOCATION", "DISTRIBUTION", "MODULE", "KIND", "DETAIL")
 
 
 def to_json(result: ScanResult) -> dict[str, Any]:
     """The JSON document of *result*, as plain Python objects."""
-    from ._scan import SCHEMA
-
     return {
         "schema": SCHEMA,
         "python": result.python,

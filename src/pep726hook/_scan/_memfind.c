@@ -1,4 +1,4 @@
-/* pep726hook._memfind: bytes.find() on top of the C library's memmem().
+/* pep726hook._scan._memfind: bytes.find() on top of the C library's memmem().
  *
  * `pep726hook scan` reads every .py file of an environment and looks for a
  * handful of names in the raw bytes before it decides what to parse.  Those
@@ -9,8 +9,8 @@
  * (docs/scan.md has the measurements).
  *
  * find() has the semantics of bytes.find(), slice-style start and end
- * included; src/pep726hook/_scan.py falls back to bytes.find() wherever this
- * extension is not built (PyPy, no compiler).  It keeps no state, so it is
+ * included; src/pep726hook/_scan/_filter.py falls back to bytes.find()
+ * wherever this extension is not built (PyPy, no compiler).  It keeps no state, so it is
  * safe in sub-interpreters with their own GIL and without the GIL.
  */
 #define PY_SSIZE_T_CLEAN
@@ -150,7 +150,7 @@ static PyModuleDef_Slot memfind_slots[] = {
 
 static struct PyModuleDef memfind_module = {
     PyModuleDef_HEAD_INIT,
-    "pep726hook._memfind",
+    "pep726hook._scan._memfind",
     "bytes.find() on memmem(), for the scanner's byte-level pre-filter.",
     0,
     memfind_methods,

@@ -1,240 +1,27 @@
-"""``pep726hook scan``: find the modules that PEP 726 hooks concern, without importing them.
+"""Scanning files: reading them, filtering, parsing the few candidates, in parallel.
 
-The scanner reads installed distributions (through ``importlib.metadata``, or
-the ``importlib_metadata`` backport before Python 3.10), the standard library
-or plain source trees, and reports, per module:
-
-* module-level ``__setattr__`` / ``__delattr__`` (their behaviour changes
-  once pep726hook is installed),
-* the ``__class__`` workaround: a ``ModuleType`` subclass that overrides
-  ``__setattr__`` / ``__delattr__`` or has setter properties, installed on the
-  module itself, with the PEP 726 spelling that replaces it,
-* PEP 562 ``__getattr__`` / ``__dir__`` (informational).
-
-Nothing scanned is imported or executed: files are read as bytes, filtered
-cheaply (:mod:`pep726hook._scan_filter`), and only the remaining candidates
-are parsed with :mod:`ast` (:mod:`pep726hook._scan_analysis`).  This module
-finds the files, reads them, shares the work between processes and is the
-command line.
+Files are read as bytes into a reused buffer, filtered cheaply
+(:mod:`._filter`), and only the remaining candidates are parsed with
+:mod:`ast` (:mod:`._analysis`).  Large scans are shared between forked
+worker processes.
 """
 
 from __future__ import annotations
 
-import argparse
 import errno
 import os
-import re
 import stat
 import sys
-import sysconfig
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
-from ._scan_filter import Index, ParsePlan, has_token, may_matter, plan_parse
-
-if sys.version_info >= (3, 10):
-    import importlib.metadata as importlib_metadata
-else:  # pragma: no cover - exercised on 3.8/3.9 only
-    try:
-        import importlib_metadata
-    except ImportError:  # the backport is a declared dependency; degrade rather than fail
-        import importlib.metadata as importlib_metadata  # type: ignore[no-redef]
+from ._files import collect_files
+from ._filter import Index, ParsePlan, has_token, may_matter, plan_parse
+from ._model import KINDS, Finding, ScanResult, Skipped, SourceFile
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator, Sequence
 
-SCHEMA = "pep726hook.scan/1"
-
-#: The finding kinds, in the order the report explains them.
-KINDS = ("module_setattr", "module_delattr", "class_workaround", "module_getattr", "module_dir")
-
 _KIND_ORDER = {kind: index for index, kind in enumerate(KINDS)}
-
-_SKIPPED_DIRS = frozenset(("__pycache__", "site-packages", "dist-packages"))
-
-
-class SourceFile(NamedTuple):
-    """One ``.py`` file to scan and where it comes from."""
-
-    path: str
-    #: ``/``-separated path relative to the import root (site or source directory).
-    relative: str
-    distribution: str | None
-
-    @property
-    def module(self) -> str:
-        """The dotted module name (computed on demand: few files ever need it)."""
-        return _module_name(self.relative)
-
-
-class Finding(NamedTuple):
-    """One reported construct; the fields are those of the JSON schema."""
-
-    distribution: str | None
-    module: str
-    path: str
-    line: int
-    kind: str
-    detail: str
-    suggestion: str | None
-
-
-class Skipped(NamedTuple):
-    """A candidate file that could not be read, decoded or parsed."""
-
-    path: str
-    reason: str
-
-
-class ScanResult(NamedTuple):
-    """Everything one scan found."""
-
-    python: str
-    scanned_files: int
-    parsed_files: int
-    skipped: list[Skipped]
-    findings: list[Finding]
-
-
-class UnknownDistributionError(LookupError):
-    """Raised for DIST names that no visible distribution has."""
-
-
-# --------------------------------------------------------------------------- enumeration
-
-
-_NAME_HEADER_RE = re.compile(r"^Name:[ \t]*(\S.*?)[ \t\r]*$", re.MULTILINE)
-
-
-def _normalize(name: str) -> str:
-    return re.sub(r"[-_.]+", "-", name).lower()
-
-
-def _module_name(relative: str) -> str:
-    """The dotted module name of a ``/``-separated path relative to an import root.
-
-    Paths that cannot be imported under a dotted name (a ``..`` part, a
-    directory called ``foo-1.0``) are reported by that relative path instead.
-    """
-    parts = relative.split("/")
-    stem = parts[-1][:-3] if parts[-1].endswith(".py") else parts[-1]
-    parts[-1] = stem
-    if stem == "__init__" and len(parts) > 1:
-        del parts[-1]
-    if all(part.isidentifier() for part in parts):
-        return ".".join(parts)
-    return relative
-
-
-def _distribution_name(dist: importlib_metadata.Distribution) -> str | None:
-    # The Name header is all that is needed; a regex over the head of METADATA
-    # is much cheaper than the full email parse behind ``dist.metadata``.
-    try:
-        text = dist.read_text("METADATA")
-    except Exception:  # a broken distribution must not end the scan
-        text = None
-    if text:
-        match = _NAME_HEADER_RE.search(text.partition("\n\n")[0])
-        if match:
-            return match.group(1)
-    try:
-        name = dist.metadata["Name"]
-    except Exception:  # a broken METADATA must not end the scan
-        return None
-    return name if isinstance(name, str) and name else None
-
-
-def find_distributions(
-    names: Sequence[str] = (), site: Sequence[str] | None = None
-) -> list[tuple[str, importlib_metadata.Distribution]]:
-    """The distributions to scan, as ``(name, distribution)`` pairs.
-
-    *site* is the list of directories searched (``sys.path`` when None).  A
-    name seen twice keeps its first distribution, as an import would.  With
-    *names*, only those are returned, and :class:`UnknownDistributionError`
-    lists any that were not found.
-    """
-    if site is None:
-        found = importlib_metadata.distributions()
-    else:
-        found = importlib_metadata.distributions(path=list(site))
-    by_name: dict[str, tuple[str, importlib_metadata.Distribution]] = {}
-    for dist in found:
-        name = _distribution_name(dist)
-        if name is not None:
-            by_name.setdefault(_normalize(name), (name, dist))
-    if not names:
-        return [by_name[key] for key in sorted(by_name)]
-    wanted = [_normalize(name) for name in names]
-    missing = [name for name, key in zip(names, wanted) if key not in by_name]
-    if missing:
-        raise UnknownDistributionError(", ".join(missing))
-    return [by_name[key] for key in dict.fromkeys(wanted)]
-
-
-def distribution_files(name: str, dist: importlib_metadata.Distribution) -> Iterator[SourceFile]:
-    """The ``.py`` files that *dist* installed."""
-    # Plain string methods over RECORD instead of a PackagePath object per
-    # row: large environments have tens of thousands of rows.
-    record = dist.read_text("RECORD")
-    if record is not None:
-        # Rows are "path,hash,size", and csv quotes a path (then the row starts
-        # with '"') only when it holds a comma, a quote or a line break.  So in
-        # an unquoted row ".py," can only end the path, and splitting there
-        # leaves each .py path at the end of a piece, after the last newline.
-        pieces = record.split(".py,")
-        pieces.pop()
-        relatives = [piece[piece.rfind("\n") + 1 :] + ".py" for piece in pieces]
-        if '"' in record:
-            import csv  # rarely needed
-
-            quoted = csv.reader(row for row in record.splitlines() if row[:1] == '"')
-            relatives = [path for path in relatives if path[:1] != '"']
-            relatives.extend(row[0] for row in quoted if row and row[0].endswith(".py"))
-        base = str(dist.locate_file(""))
-        prefix = os.path.join(base, "")
-        for relative in relatives:
-            if relative[:1] in "./\\" or "/." in relative or ":" in relative:
-                yield SourceFile(os.path.normpath(os.path.join(base, relative)), relative, name)
-            else:
-                yield SourceFile(prefix + relative, relative, name)
-        return
-    # Without RECORD (egg-info), the list comes from SOURCES.txt or
-    # installed-files.txt, whose paths are often relative to a source checkout
-    # rather than to the install; only the files that exist are the module's.
-    for file in dist.files or ():
-        if file.suffix == ".py":
-            path = os.path.normpath(str(dist.locate_file(file)))
-            if os.path.isfile(path):
-                yield SourceFile(path, file.as_posix(), name)
-
-
-def tree_files(root: str, prune_site: bool = False) -> Iterator[SourceFile]:
-    """The ``.py`` files under *root*, named by their path relative to it.
-
-    Hidden directories and ``__pycache__`` are skipped; with *prune_site*, so
-    are ``site-packages``/``dist-packages`` (left to distribution scanning).
-    """
-    root = os.path.abspath(root)
-    for directory, dirs, files in os.walk(root):
-        dirs[:] = sorted(
-            d
-            for d in dirs
-            if not d.startswith(".")
-            and not (d in _SKIPPED_DIRS and (prune_site or d == "__pycache__"))
-        )
-        relative_dir = os.path.relpath(directory, root).replace(os.sep, "/")
-        prefix = "" if relative_dir == "." else relative_dir + "/"
-        for file in sorted(files):
-            if file.endswith(".py"):
-                yield SourceFile(os.path.join(directory, file), prefix + file, None)
-
-
-def stdlib_root() -> str:
-    """The directory of the running interpreter's standard library."""
-    return sysconfig.get_paths()["stdlib"]
-
-
-# --------------------------------------------------------------------------- scanning
 
 
 def _python_description() -> str:
@@ -371,7 +158,7 @@ def scan_file(
         return [], None, False
     # Few files get this far.  Importing the parser (ast, tokenize) only now
     # keeps it off the start-up path, and forked workers import it in parallel.
-    from ._scan_analysis import Unparsable, analyse_source, analyse_statements
+    from ._analysis import Unparsable, analyse_source, analyse_statements
 
     try:
         found = None
@@ -583,29 +370,6 @@ def scan_files(
     return ScanResult(_python_description(), len(unique), result.parsed, skipped, findings)
 
 
-def collect_files(
-    distributions: Sequence[str] = (),
-    paths: Sequence[str] = (),
-    stdlib: bool = False,
-    site: Sequence[str] | None = None,
-) -> list[SourceFile]:
-    """The files a scan covers.
-
-    Installed distributions (all of them, or those named in *distributions*)
-    are included unless *paths* were given without *distributions* or *site*;
-    *site* replaces ``sys.path`` as the place they are looked up.  *stdlib* adds the standard library.
-    """
-    files: list[SourceFile] = []
-    if distributions or site is not None or not paths:
-        for name, dist in find_distributions(distributions, site):
-            files.extend(distribution_files(name, dist))
-    if stdlib:
-        files.extend(tree_files(stdlib_root(), prune_site=True))
-    for root in paths:
-        files.extend(tree_files(root))
-    return files
-
-
 def scan(
     distributions: Sequence[str] = (),
     paths: Sequence[str] = (),
@@ -614,108 +378,8 @@ def scan(
     site: Sequence[str] | None = None,
     thorough: bool = False,
     jobs: int | None = None,
+    exclude: Sequence[str] = (),
 ) -> ScanResult:
     """Collect the files (see :func:`collect_files`) and scan them (see :func:`scan_files`)."""
-    return scan_files(collect_files(distributions, paths, stdlib, site), thorough, jobs=jobs)
-
-
-# --------------------------------------------------------------------------- command line
-
-
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser of ``pep726hook scan``."""
-    parser = argparse.ArgumentParser(
-        prog="pep726hook scan",
-        description=(
-            "Report modules with module-level __setattr__/__delattr__, the ModuleType "
-            "__class__ workaround, and PEP 562 __getattr__/__dir__, without importing "
-            "or executing anything."
-        ),
-        epilog=(
-            "Installed distributions are scanned unless --path is given without DIST or --site. "
-            "Exit status: 0 when the scan completed (findings or not), 2 on a usage error. "
-            "The --json schema is described in docs/scan.md."
-        ),
-    )
-    parser.add_argument(
-        "distributions",
-        nargs="*",
-        metavar="DIST",
-        help="scan only these installed distributions (default: all on sys.path)",
-    )
-    parser.add_argument(
-        "--path",
-        action="append",
-        default=[],
-        metavar="DIR",
-        help="scan the source tree DIR; modules are named relative to it (repeatable)",
-    )
-    parser.add_argument(
-        "--stdlib", action="store_true", help="also scan the standard library of this interpreter"
-    )
-    parser.add_argument(
-        "--site",
-        action="append",
-        metavar="DIR",
-        help="look for distributions in DIR instead of sys.path (repeatable)",
-    )
-    parser.add_argument(
-        "--thorough",
-        action="store_true",
-        help="parse every file that mentions a hook name in full (slower; also reports "
-        "syntax errors outside the statements of interest)",
-    )
-    parser.add_argument(
-        "--jobs",
-        type=int,
-        metavar="N",
-        help="worker processes (default: one per CPU for large scans; 1: none)",
-    )
-    parser.add_argument(
-        "--json",
-        action="store_true",
-        help="print JSON (schema pep726hook.scan/1) instead of a table",
-    )
-    return parser
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """Run ``pep726hook scan`` with *argv* (without the ``scan`` word); return the exit status."""
-    from . import _scan_report
-
-    parser = build_parser()
-    try:
-        args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
-        for directory in [*args.path, *(args.site or ())]:
-            if not os.path.isdir(directory):
-                parser.error(f"not a directory: {directory}")
-        if args.jobs is not None and args.jobs < 0:
-            parser.error("--jobs must be 0 or more")
-        try:
-            result = scan(
-                args.distributions,
-                args.path,
-                stdlib=args.stdlib,
-                site=args.site,
-                thorough=args.thorough,
-                jobs=args.jobs,
-            )
-        except UnknownDistributionError as exc:
-            where = "in " + os.pathsep.join(args.site) if args.site else "on sys.path"
-            parser.error(f"no installed distribution named {exc} {where}")
-    except SystemExit as exc:
-        # argparse exits for --help and usage errors; callers get a status instead.
-        return exc.code if isinstance(exc.code, int) else 2
-    try:
-        if args.json:
-            _scan_report.write_json(result, sys.stdout)
-        else:
-            _scan_report.write_table(result, sys.stdout)
-        sys.stdout.flush()
-    except BrokenPipeError:
-        # The reader (``| head``) has gone; that is not a failed scan.  Point
-        # stdout at devnull so the interpreter's final flush stays quiet.
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        os.close(devnull)
-    return 0
+    files = collect_files(distributions, paths, stdlib, site, exclude)
+    return scan_files(files, thorough, jobs=jobs)

@@ -2,7 +2,7 @@
 
 :func:`analyse_source` parses a whole file and reports its module-level hooks
 and ``__class__`` workarounds; :func:`analyse_statements` parses only the
-statements :func:`~pep726hook._scan_filter.plan_parse` picked out.  Nothing is
+statements :func:`~pep726hook._scan._filter.plan_parse` picked out.  Nothing is
 compiled to bytecode or executed.
 """
 
@@ -15,7 +15,7 @@ import tokenize
 import warnings
 from typing import TYPE_CHECKING, List, Optional, Tuple
 
-from ._scan_filter import Index, statement_span
+from ._filter import Index, statement_span
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator

@@ -1,4 +1,4 @@
-"""Type stub for the optional C extension ``pep726hook._memfind``.
+"""Type stub for the optional C extension ``pep726hook._scan._memfind``.
 
 The C function takes any C-contiguous buffers; the stub states what the
 scanner passes, which is also what its ``bytes.find`` fallback takes.

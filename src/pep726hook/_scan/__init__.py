@@ -1,0 +1,63 @@
+"""``pep726hook scan``: find the modules that PEP 726 hooks concern, without importing them.
+
+The scanner reads installed distributions (through ``importlib.metadata``, or
+the ``importlib_metadata`` backport before Python 3.10), the standard library
+or plain source trees, and reports, per module:
+
+* module-level ``__setattr__`` / ``__delattr__`` (their behaviour changes
+  once pep726hook is installed),
+* the ``__class__`` workaround: a ``ModuleType`` subclass that overrides
+  ``__setattr__`` / ``__delattr__`` or has setter properties, installed on the
+  module itself, with the PEP 726 spelling that replaces it,
+* PEP 562 ``__getattr__`` / ``__dir__`` (informational).
+
+Nothing scanned is imported or executed.  The work is split, each module
+importing only those listed before it:
+
+* :mod:`._model`: what a scan reports (findings, skipped files, the schema);
+* :mod:`._files`: which files a scan covers (distributions, trees, stdlib);
+* :mod:`._filter`: the byte-level filter that rules out most files unparsed,
+  with the optional C helper :mod:`._memfind`;
+* :mod:`._analysis`: the :mod:`ast` pass over what is left (imported only
+  when a file needs it);
+* :mod:`._scanner`: reading files and sharing the work between processes;
+* :mod:`._report`: the table and JSON output (imported only to print);
+* :mod:`._command`: the ``pep726hook scan`` command line.
+
+This package is private; the names below are its programmatic interface.
+"""
+
+from __future__ import annotations
+
+from ._command import build_parser, main
+from ._files import collect_files, distribution_files, find_distributions, stdlib_root, tree_files
+from ._model import (
+    KINDS,
+    SCHEMA,
+    Finding,
+    ScanResult,
+    Skipped,
+    SourceFile,
+    UnknownDistributionError,
+)
+from ._scanner import scan, scan_file, scan_files
+
+__all__ = [
+    "KINDS",
+    "SCHEMA",
+    "Finding",
+    "ScanResult",
+    "Skipped",
+    "SourceFile",
+    "UnknownDistributionError",
+    "build_parser",
+    "collect_files",
+    "distribution_files",
+    "find_distributions",
+    "main",
+    "scan",
+    "scan_file",
+    "scan_files",
+    "stdlib_root",
+    "tree_files",
+]

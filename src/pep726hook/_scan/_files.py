@@ -1,0 +1,234 @@
+"""Which files ``pep726hook scan`` covers: installed distributions, source trees, the stdlib.
+
+Distributions are found through ``importlib.metadata`` (or the
+``importlib_metadata`` backport before Python 3.10) and listed from their
+RECORD; nothing is imported.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import re
+import sys
+import sysconfig
+from typing import TYPE_CHECKING
+
+from ._model import SourceFile, UnknownDistributionError
+
+if sys.version_info >= (3, 10):
+    import importlib.metadata as importlib_metadata
+else:  # pragma: no cover - exercised on 3.8/3.9 only
+    try:
+        import importlib_metadata
+    except ImportError:  # the backport is a declared dependency; degrade rather than fail
+        import importlib.metadata as importlib_metadata  # type: ignore[no-redef]
+
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator, Sequence
+
+_SKIPPED_DIRS = frozenset(("__pycache__", "site-packages", "dist-packages"))
+
+
+_NAME_HEADER_RE = re.compile(r"^Name:[ \t]*(\S.*?)[ \t\r]*$", re.MULTILINE)
+
+
+class Exclusion:
+    """``--exclude`` globs: which files, by their path relative to their root, a scan leaves out.
+
+    The root is the directory a file's module name is relative to: the site
+    directory of an installed distribution, DIR of ``--path DIR``, the
+    standard library's directory.  A glob without ``/`` is matched against
+    every part of the path (``tests`` leaves out every ``tests`` directory,
+    ``conftest.py`` every such file); a glob with ``/`` against the path from
+    its start and each of its leading directories (``pkg/_vendor`` leaves out
+    that directory).  As in :mod:`fnmatch`, ``*`` also matches ``/``.
+    """
+
+    def __init__(self, globs: Sequence[str] = ()) -> None:
+        part_globs: list[str] = []
+        path_globs: list[str] = []
+        for glob in globs:
+            pattern = glob.replace(os.sep, "/").strip("/")
+            while pattern.startswith("./"):
+                pattern = pattern[2:]
+            if not pattern or pattern == ".":
+                raise ValueError(f"empty exclude pattern: {glob!r}")
+            if os.path.isabs(glob) or glob.startswith(("/", "\\")):
+                raise ValueError(
+                    f"exclude pattern {glob!r} is absolute: patterns are matched against paths "
+                    "relative to the site, --path or standard library directory"
+                )
+            (path_globs if "/" in pattern else part_globs).append(pattern)
+        self._part = self._compile(part_globs)
+        self._path = self._compile(path_globs)
+
+    @staticmethod
+    def _compile(globs: list[str]) -> re.Pattern[str] | None:
+        if not globs:
+            return None
+        # File systems that ignore case (normcase folds it) match globs without case too.
+        flags = re.IGNORECASE if os.path.normcase("A") == "a" else 0
+        return re.compile("|".join(f"(?:{fnmatch.translate(glob)})" for glob in globs), flags)
+
+    def __bool__(self) -> bool:
+        return self._part is not None or self._path is not None
+
+    def excludes(self, relative: str) -> bool:
+        """Whether the ``/``-separated *relative* path, or a directory above it, is excluded."""
+        parts = relative.split("/")
+        if self._part is not None and any(self._part.match(part) for part in parts):
+            return True
+        if self._path is not None:
+            for end in range(1, len(parts) + 1):
+                if self._path.match("/".join(parts[:end])):
+                    return True
+        return False
+
+
+def _normalize(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def _distribution_name(dist: importlib_metadata.Distribution) -> str | None:
+    # The Name header is all that is needed; a regex over the head of METADATA
+    # is much cheaper than the full email parse behind ``dist.metadata``.
+    try:
+        text = dist.read_text("METADATA")
+    except Exception:  # a broken distribution must not end the scan
+        text = None
+    if text:
+        match = _NAME_HEADER_RE.search(text.partition("\n\n")[0])
+        if match:
+            return match.group(1)
+    try:
+        name = dist.metadata["Name"]
+    except Exception:  # a broken METADATA must not end the scan
+        return None
+    return name if isinstance(name, str) and name else None
+
+
+def find_distributions(
+    names: Sequence[str] = (), site: Sequence[str] | None = None
+) -> list[tuple[str, importlib_metadata.Distribution]]:
+    """The distributions to scan, as ``(name, distribution)`` pairs.
+
+    *site* is the list of directories searched (``sys.path`` when None).  A
+    name seen twice keeps its first distribution, as an import would.  With
+    *names*, only those are returned, and :class:`UnknownDistributionError`
+    lists any that were not found.
+    """
+    if site is None:
+        found = importlib_metadata.distributions()
+    else:
+        found = importlib_metadata.distributions(path=list(site))
+    by_name: dict[str, tuple[str, importlib_metadata.Distribution]] = {}
+    for dist in found:
+        name = _distribution_name(dist)
+        if name is not None:
+            by_name.setdefault(_normalize(name), (name, dist))
+    if not names:
+        return [by_name[key] for key in sorted(by_name)]
+    wanted = [_normalize(name) for name in names]
+    missing = [name for name, key in zip(names, wanted) if key not in by_name]
+    if missing:
+        raise UnknownDistributionError(", ".join(missing))
+    return [by_name[key] for key in dict.fromkeys(wanted)]
+
+
+def distribution_files(name: str, dist: importlib_metadata.Distribution) -> Iterator[SourceFile]:
+    """The ``.py`` files that *dist* installed."""
+    # Plain string methods over RECORD instead of a PackagePath object per
+    # row: large environments have tens of thousands of rows.
+    record = dist.read_text("RECORD")
+    if record is not None:
+        # Rows are "path,hash,size", and csv quotes a path (then the row starts
+        # with '"') only when it holds a comma, a quote or a line break.  So in
+        # an unquoted row ".py," can only end the path, and splitting there
+        # leaves each .py path at the end of a piece, after the last newline.
+        pieces = record.split(".py,")
+        pieces.pop()
+        relatives = [piece[piece.rfind("\n") + 1 :] + ".py" for piece in pieces]
+        if '"' in record:
+            import csv  # rarely needed
+
+            quoted = csv.reader(row for row in record.splitlines() if row[:1] == '"')
+            relatives = [path for path in relatives if path[:1] != '"']
+            relatives.extend(row[0] for row in quoted if row and row[0].endswith(".py"))
+        base = str(dist.locate_file(""))
+        prefix = os.path.join(base, "")
+        for relative in relatives:
+            if relative[:1] in "./\\" or "/." in relative or ":" in relative:
+                yield SourceFile(os.path.normpath(os.path.join(base, relative)), relative, name)
+            else:
+                yield SourceFile(prefix + relative, relative, name)
+        return
+    # Without RECORD (egg-info), the list comes from SOURCES.txt or
+    # installed-files.txt, whose paths are often relative to a source checkout
+    # rather than to the install; only the files that exist are the module's.
+    for file in dist.files or ():
+        if file.suffix == ".py":
+            path = os.path.normpath(str(dist.locate_file(file)))
+            if os.path.isfile(path):
+                yield SourceFile(path, file.as_posix(), name)
+
+
+def tree_files(
+    root: str, prune_site: bool = False, exclude: Exclusion | None = None
+) -> Iterator[SourceFile]:
+    """The ``.py`` files under *root*, named by their path relative to it.
+
+    Hidden directories and ``__pycache__`` are skipped; with *prune_site*, so
+    are ``site-packages``/``dist-packages`` (left to distribution scanning).
+    Directories and files that *exclude* names are not visited.
+    """
+    root = os.path.abspath(root)
+    for directory, dirs, files in os.walk(root):
+        relative_dir = os.path.relpath(directory, root).replace(os.sep, "/")
+        prefix = "" if relative_dir == "." else relative_dir + "/"
+        dirs[:] = sorted(
+            d
+            for d in dirs
+            if not d.startswith(".")
+            and not (d in _SKIPPED_DIRS and (prune_site or d == "__pycache__"))
+            and not (exclude and exclude.excludes(prefix + d))
+        )
+        for file in sorted(files):
+            if file.endswith(".py") and not (exclude and exclude.excludes(prefix + file)):
+                yield SourceFile(os.path.join(directory, file), prefix + file, None)
+
+
+def stdlib_root() -> str:
+    """The directory of the running interpreter's standard library."""
+    return sysconfig.get_paths()["stdlib"]
+
+
+def collect_files(
+    distributions: Sequence[str] = (),
+    paths: Sequence[str] = (),
+    stdlib: bool = False,
+    site: Sequence[str] | None = None,
+    exclude: Sequence[str] = (),
+) -> list[SourceFile]:
+    """The files a scan covers.
+
+    Installed distributions (all of them, or those named in *distributions*)
+    are included unless *paths* were given without *distributions* or *site*;
+    *site* replaces ``sys.path`` as the place they are looked up.  *stdlib*
+    adds the standard library.  Files that the *exclude* globs name are left
+    out (see :class:`Exclusion`; ValueError for an absolute or empty glob).
+    """
+    exclusion = Exclusion(exclude)
+    files: list[SourceFile] = []
+    if distributions or site is not None or not paths:
+        for name, dist in find_distributions(distributions, site):
+            listed = distribution_files(name, dist)
+            if exclusion:
+                listed = (f for f in listed if not exclusion.excludes(f.relative))
+            files.extend(listed)
+    if stdlib:
+        files.extend(tree_files(stdlib_root(), prune_site=True, exclude=exclusion))
+    for root in paths:
+        files.extend(tree_files(root, exclude=exclusion))
+    return files
