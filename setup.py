@@ -24,6 +24,41 @@ except ImportError:  # setuptools < 64 has no PEP 660 editable installs
     editable_wheel = None
 
 
+def _read_pep639_with_old_setuptools() -> None:
+    """Let setuptools < 77 read the PEP 639 ``license``/``license-files`` of pyproject.toml.
+
+    Setuptools 77, the first release that understands a license expression,
+    needs Python 3.9, so Python 3.8 builds with 75.3 (pyproject.toml pins the
+    series, the last for 3.8, whose code no longer changes), which rejects
+    ``license = "MIT"`` as an invalid table.  It is given what it does
+    understand: ``license = {text = "MIT"}`` and ``tool.setuptools.license-files``,
+    so its wheel says ``License: MIT`` (metadata 2.1) and ships the same
+    LICENSE file where newer setuptools writes ``License-Expression: MIT``.
+    """
+    import setuptools
+
+    if int(setuptools.__version__.partition(".")[0]) >= 77:
+        return
+    from setuptools.config import pyprojecttoml
+
+    load_file = pyprojecttoml.load_file
+
+    def load_file_as_before_pep639(filepath: str) -> dict[str, object]:
+        config: dict[str, dict[str, object]] = load_file(filepath)
+        project = config.get("project", {})
+        if isinstance(project.get("license"), str):
+            project["license"] = {"text": project["license"]}
+        if "license-files" in project:
+            tool = config.setdefault("tool", {}).setdefault("setuptools", {})
+            tool["license-files"] = project.pop("license-files")  # type: ignore[index]
+        return config  # type: ignore[return-value]
+
+    pyprojecttoml.load_file = load_file_as_before_pep639
+
+
+_read_pep639_with_old_setuptools()
+
+
 class OptionalBuildExt(build_ext):
     """Build C extensions, but let the installation go on if that fails."""
 
