@@ -106,6 +106,9 @@ set -e
 python="$1" venv="$2" source="$3" out="$4" log="$5"
 [ -x "$venv/bin/python" ] || "$python" -m venv "$venv"
 "$venv/bin/python" -m pip install -q --disable-pip-version-check build
+# pyenv links extensions with -rpath to its own lib/: meaningless on a user'"'"'s machine.
+LDSHARED="$("$venv/bin/python" -c "import re, sysconfig; print(re.sub(r\" *-Wl,-rpath,[^ ]+\", \"\", sysconfig.get_config_var(\"LDSHARED\")))")"
+export LDSHARED
 "$venv/bin/python" -m build --wheel --outdir "$out" "$source" >"$log" 2>&1 || { cat "$log" >&2; exit 1; }
 '
 for entry in "${host[@]}"; do
