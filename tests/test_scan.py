@@ -382,6 +382,11 @@ def test_help(capsys: pytest.CaptureFixture[str]) -> None:
     assert out.startswith("usage: pep726hook scan")
     for option in ("--path", "--stdlib", "--site", "--json", "--thorough", "DIST"):
         assert option in out
+    for option in ("--exclude", "--fail-on", "module_setattr, module_delattr, class_workaround"):
+        assert option in out
+    # Installed copies have no docs/: the help points at the document online.
+    assert "https://github.com/pep726hook/pep726hook/blob/main/docs/scan.md" in out
+    assert " docs/scan.md" not in out
 
 
 def test_path_trees(site: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

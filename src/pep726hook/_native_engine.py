@@ -5,7 +5,7 @@ reference implementation's behaviour (CPython PR #108261): every store or
 deletion on any module looks ``__setattr__``/``__delattr__`` up in the module's
 own namespace and calls it.  No finder and no class swap are needed, and reads
 keep CPython's specialised fast path because module classes stay unchanged.
-See ``docs/native-engine.md`` for the design and its limits.
+Design and limits: https://github.com/pep726hook/pep726hook/blob/main/docs/native-engine.md
 """
 
 from __future__ import annotations

@@ -1,7 +1,8 @@
 """Rendering of ``pep726hook scan`` results: a table for people, JSON for tools.
 
-The JSON layout (schema ``pep726hook.scan/1``) is documented in docs/scan.md;
-change it only together with that document and the schema version.
+The JSON layout (schema ``pep726hook.scan/1``) is documented in docs/scan.md
+(https://github.com/pep726hook/pep726hook/blob/main/docs/scan.md); change it
+only together with that document and the schema version.
 """
 
 from __future__ import annotations
