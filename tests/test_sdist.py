@@ -24,6 +24,7 @@ import pytest
 from _venv import ROOT, TIMEOUT, clean_env, copy_source_tree, describe, make_venv
 
 pytest.importorskip("build", reason="needs the build frontend (pip install build)")
+pytestmark = pytest.mark.sdist
 
 #: What the sdist's own tests, examples and docs need, besides the package.
 REQUIRED = (
