@@ -55,7 +55,7 @@ class Exclusion:
                 pattern = pattern[2:]
             if not pattern or pattern == ".":
                 raise ValueError(f"empty exclude pattern: {glob!r}")
-            if os.path.isabs(glob) or glob.startswith(("/", "\\")):
+            if os.path.isabs(glob):
                 raise ValueError(
                     f"exclude pattern {glob!r} is absolute: patterns are matched against paths "
                     "relative to the site, --path or standard library directory"
