@@ -151,7 +151,7 @@ def build_wheel(workdir: Path) -> Path:
     source = copy_source_tree(workdir / "source")
     wheels = workdir / "wheels"
     command = [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(wheels)]
-    if _can_build_without_isolation():
+    if setuptools_meets_build_requirements():
         command.append("--no-build-isolation")
     result = subprocess.run(
         [*command, str(source)],
@@ -166,22 +166,21 @@ def build_wheel(workdir: Path) -> Path:
     return wheel
 
 
-def _can_build_without_isolation() -> bool:
-    # Saves a download of setuptools when this interpreter can build the wheel itself.
+def setuptools_meets_build_requirements() -> bool:
+    """Whether this interpreter's setuptools is one pyproject.toml's ``[build-system]`` allows.
+
+    Then wheels and sdists are built with it, without build isolation, which
+    saves downloading setuptools once per build.
+    """
     try:
         import setuptools
     except ImportError:
         return False
-    major = int(setuptools.__version__.split(".")[0])
-    if major < 64:
-        return False
-    if major >= 71:
-        return True
-    try:
-        import wheel  # noqa: F401
-    except ImportError:
-        return False
-    return True
+    major, minor = (int(part) for part in setuptools.__version__.split(".")[:2])
+    # The bounds of pyproject.toml (tests/test_sdist.py checks they agree).
+    if sys.version_info >= (3, 9):
+        return 77 <= major < 85
+    return (major, minor) == (75, 3)
 
 
 def _pytest_directories() -> list[str]:

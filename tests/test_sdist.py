@@ -21,7 +21,15 @@ from email.parser import Parser
 from pathlib import Path
 
 import pytest
-from _venv import ROOT, TIMEOUT, clean_env, copy_source_tree, describe, make_venv
+from _venv import (
+    ROOT,
+    TIMEOUT,
+    clean_env,
+    copy_source_tree,
+    describe,
+    make_venv,
+    setuptools_meets_build_requirements,
+)
 
 pytest.importorskip("build", reason="needs the build frontend (pip install build)")
 pytestmark = pytest.mark.sdist
@@ -54,18 +62,6 @@ CLONE_ONLY = (".ci/", ".gitignore")
 SUBSET = ("tests/test_api.py", "tests/test_examples.py", "tests/test_scan.py")
 
 
-def _setuptools_can_build() -> bool:
-    """Whether this interpreter's own setuptools meets pyproject.toml's build requirement."""
-    try:
-        import setuptools
-    except ImportError:
-        return False
-    major, minor = (int(part) for part in setuptools.__version__.split(".")[:2])
-    if sys.version_info >= (3, 9):
-        return 77 <= major < 85
-    return (major, minor) == (75, 3)
-
-
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     """``(sdist, wheel built from it)``."""
@@ -73,7 +69,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     source = copy_source_tree(workdir / "source")
     dist = workdir / "dist"
     command = [sys.executable, "-m", "build", "--outdir", str(dist), str(source)]
-    if _setuptools_can_build():
+    if setuptools_meets_build_requirements():
         command.insert(3, "--no-isolation")
     result = subprocess.run(
         command, capture_output=True, text=True, timeout=600, check=False, env=clean_env()
@@ -82,6 +78,13 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     (sdist,) = dist.glob("pep726hook-*.tar.gz")
     (wheel,) = dist.glob("pep726hook-*.whl")
     return sdist, wheel
+
+
+def test_build_requirements_are_those_the_tests_build_with() -> None:
+    # setuptools_meets_build_requirements() spells these bounds out again.
+    text = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    assert """'setuptools>=77,<85; python_version >= "3.9"'""" in text
+    assert """'setuptools>=75.3,<75.4; python_version < "3.9"'""" in text
 
 
 def _sdist_files(sdist: Path) -> set[str]:
