@@ -170,10 +170,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args and args[0] == "scan":
         return _scan(prog, args[1:])
     if args and args[0] == "info":
-        if args[1:]:
-            return usage_error(prog, f"info takes no arguments, not {args[1]!r}")
-        sys.stdout.write(info())
-        return 0
+        return _info(prog, args[1:])
     if args and args[0] == "run":
         args = args[1:]
     try:
@@ -283,6 +280,13 @@ def info() -> str:
         except ValueError as error:
             lines.append(f"${ENGINE_VARIABLE}: {engine_value!r} ({error})")
     return "\n".join(lines) + "\n"
+
+
+def _info(prog: str, argv: list[str]) -> int:
+    if argv:
+        return usage_error(prog, f"info takes no arguments, not {argv[0]!r}")
+    sys.stdout.write(info())
+    return 0
 
 
 def native_build_hint() -> str | None:

@@ -107,7 +107,8 @@ def _upgrade_main(new_engine: Engine) -> None:
     # it now is what the runner does for its own __main__.
     main = sys.modules.get("__main__")
     if isinstance(main, ModuleType):
-        try:
+        # Not contextlib.suppress: contextlib is not imported at start-up.
+        try:  # noqa: SIM105
             new_engine.upgrade(main)
         except TypeError:
             # A __main__ whose class refuses __class__ assignment keeps its
