@@ -76,12 +76,12 @@ def pytest_configure(config: pytest.Config) -> None:
     ensure_finder_first()
 
 
-def pytest_report_header(config: pytest.Config) -> str:
-    """Name the engine in use and how it was turned on, as pytest-cov names its options."""
+def pytest_report_header(config: pytest.Config) -> list[str]:
+    """Name the engine in use and how it was turned on; nothing while the hook is off."""
     current = active_engine()
     if current is None:
-        return "pep726hook: off"
-    return f"pep726hook: {current} engine (turned on by {route()})"
+        return []
+    return [f"pep726hook: {current} engine (turned on by {route()})"]
 
 
 @pytest.hookimpl(tryfirst=True)
