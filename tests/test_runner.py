@@ -478,3 +478,12 @@ def test_children_are_told_the_engine_as_asked_not_as_resolved(
     result = venv.run(["pep726hook", str(script)])
     assert result.returncode == 0, describe(result)
     assert result.stdout == f"auto {pep726hook.available_engines()[0]}\n"
+
+
+@pytest.mark.parametrize("target", sorted(TARGETS))
+def test_runner_is_silent_under_warnings_as_errors(venv: Venv, project: Path, target: str) -> None:
+    # No warning of ours, whichever target: `-W error` must start as python does.
+    argv = ["python", "-W", "error", "-X", "dev", "-m", "pep726hook", *TARGETS[target]]
+    result = venv.run(argv, cwd=project)
+    assert result.returncode == 0, describe(result)
+    assert result.stderr == "", describe(result)
