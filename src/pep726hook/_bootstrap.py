@@ -14,6 +14,8 @@ ACTIVATION_VARIABLE = "PEP726HOOK"
 
 # The spellings of $PEP726HOOK, compared case-insensitively.  Any other value
 # leaves the hook off and says so on stderr: a typo must not pass unnoticed.
+# The .pth line imports us for any value but unset, "" and "0" (its test is
+# `not in "0"`, a substring test as cheap to compile as the old `== "1"`).
 ON_VALUES = ("1", "true", "yes", "on")
 OFF_VALUES = ("", "0", "false", "no", "off")
 
