@@ -189,7 +189,15 @@ def _pytest_directories() -> list[str]:
     import pluggy
 
     modules = [pytest, _pytest, pluggy]
-    for name in ("iniconfig", "packaging", "exceptiongroup", "tomli", "pygments"):
+    for name in (
+        "iniconfig",
+        "packaging",
+        "exceptiongroup",
+        "tomli",
+        "pygments",
+        "xdist",
+        "execnet",
+    ):
         with contextlib.suppress(ImportError):
             modules.append(__import__(name))
     directories: list[str] = []

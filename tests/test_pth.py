@@ -74,12 +74,86 @@ def test_unset_variable_imports_nothing(venv: Venv) -> None:
     assert out == "[]\n"
 
 
-@pytest.mark.parametrize("value", ["0", "", "yes", "true"])
-def test_only_the_value_1_activates(venv: Venv, value: str) -> None:
+@pytest.mark.parametrize("value", ["0", ""])
+def test_zero_or_empty_imports_nothing(venv: Venv, value: str) -> None:
     out = venv.check_python(
         ["-c", "import sys; print('pep726hook' in sys.modules)"], env={"PEP726HOOK": value}
     )
     assert out == "False\n"
+
+
+@pytest.mark.parametrize("value", ["1", "true", "TRUE", "Yes", "on", " On "])
+def test_truthy_values_activate(venv: Venv, value: str) -> None:
+    result = venv.run_python(
+        ["-c", "import pep726hook; print(pep726hook.is_installed())"], env={"PEP726HOOK": value}
+    )
+    assert (result.returncode, result.stdout, result.stderr) == (0, "True\n", ""), describe(result)
+
+
+@pytest.mark.parametrize("value", ["0", "", "false", "No", "OFF"])
+def test_falsy_values_leave_the_hook_off_silently(venv: Venv, value: str) -> None:
+    result = venv.run_python(
+        ["-c", "import pep726hook; print(pep726hook.is_installed())"], env={"PEP726HOOK": value}
+    )
+    assert (result.returncode, result.stdout, result.stderr) == (0, "False\n", ""), describe(result)
+
+
+@pytest.mark.parametrize("value", ["2", "enable", "y"])
+def test_unknown_value_costs_one_line_and_no_hook(venv: Venv, value: str) -> None:
+    # Also under -W error: the line is written to stderr, never warned.
+    result = venv.run_python(
+        ["-W", "error", "-c", "import pep726hook; print(pep726hook.is_installed())"],
+        env={"PEP726HOOK": value},
+    )
+    assert result.returncode == 0, describe(result)
+    assert result.stdout == "False\n"
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1, describe(result)
+    assert lines[0].startswith("pep726hook: ") and repr(value) in lines[0]
+
+
+def test_activation_is_silent_under_warnings_as_errors(venv: Venv, venv_engine: str) -> None:
+    result = venv.run_python(
+        ["-W", "error", "-X", "dev", "-c", "import pep726hook; print(pep726hook.engine())"],
+        env={"PEP726HOOK": "1", "PEP726HOOK_ENGINE": venv_engine},
+    )
+    assert (result.returncode, result.stdout, result.stderr) == (0, f"{venv_engine}\n", ""), (
+        describe(result)
+    )
+
+
+def test_engine_variable_ignores_case(venv: Venv, venv_engine: str) -> None:
+    out = venv.check_python(
+        ["-c", "import pep726hook; print(pep726hook.engine())"],
+        env={"PEP726HOOK": "1", "PEP726HOOK_ENGINE": f" {venv_engine.upper()} "},
+    )
+    assert out == f"{venv_engine}\n"
+
+
+# A program that defines a __setattr__ hook and stores on itself through the
+# module object, as `python TARGET` runs it with PEP726HOOK=1.
+MAIN_WITH_HOOK = """\
+import sys
+import __main__
+calls = []
+def __setattr__(name, value):
+    calls.append(name)
+    globals()[name] = value
+__main__.x = 1
+setattr(sys.modules["__main__"], "y", 2)
+print(calls, x, y)
+"""
+
+
+@pytest.mark.parametrize("kind", ["script", "module", "code"])
+def test_main_hooks_are_called(venv: Venv, venv_engine: str, tmp_path: Path, kind: str) -> None:
+    write(tmp_path / "prog.py", MAIN_WITH_HOOK)
+    target = {"script": ["prog.py"], "module": ["-m", "prog"], "code": ["-c", MAIN_WITH_HOOK]}
+    result = venv.run_python(
+        target[kind], env={"PEP726HOOK": "1", "PEP726HOOK_ENGINE": venv_engine}, cwd=tmp_path
+    )
+    assert result.returncode == 0, describe(result)
+    assert result.stdout == "['x', 'y'] 1 2\n", describe(result)
 
 
 def test_variable_set_activates_with_the_named_engine(

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import signal
 import sys
 import zipfile
 from pathlib import Path
@@ -213,16 +215,35 @@ def test_exit_status_and_traceback_match_python(venv: Venv, tmp_path: Path, case
     assert "runpy" not in actual.stderr
 
 
-def test_keyboard_interrupt_exits_130(venv: Venv, tmp_path: Path) -> None:
-    write(tmp_path / "failing.py", FAILING)
-    result = venv.run(["pep726hook", "failing.py", "interrupt"], cwd=tmp_path)
-    assert result.returncode == 130, describe(result)
-    assert result.stderr.startswith("Traceback (most recent call last):\n")
-    assert result.stderr.endswith("KeyboardInterrupt\n")
-    assert "pep726hook" not in result.stderr
+INTERRUPTED = """\
+import atexit, sys
+atexit.register(print, "atexit ran")
+def inner():
+    raise KeyboardInterrupt
+inner()
+"""
 
 
-def test_real_sigint_exits_130(venv: Venv, tmp_path: Path) -> None:
+@pytest.mark.parametrize("runner", ["python -m pep726hook", "pep726hook"])
+def test_keyboard_interrupt_ends_the_process_as_python_does(
+    venv: Venv, tmp_path: Path, runner: str
+) -> None:
+    # python dies by SIGINT after Ctrl-C (atexit handlers first, on CPython), so
+    # that a parent sees -2 and a shell loop stops; the runner used to exit 130.
+    write(tmp_path / "interrupted.py", INTERRUPTED)
+    expected = venv.run(["python", "interrupted.py"], cwd=tmp_path)
+    actual = venv.run([*RUNNERS[runner], "interrupted.py"], cwd=tmp_path)
+    if os.name == "posix":
+        assert expected.returncode == -signal.SIGINT
+    assert actual.returncode == expected.returncode, describe(actual)
+    assert actual.stdout == expected.stdout, describe(actual)
+    assert actual.stderr == expected.stderr, describe(actual)
+    assert actual.stderr.startswith("Traceback (most recent call last):\n")
+    assert actual.stderr.endswith("KeyboardInterrupt\n")
+    assert "pep726hook" not in actual.stderr
+
+
+def test_real_sigint_ends_the_process_as_python_does(venv: Venv, tmp_path: Path) -> None:
     script = write(
         tmp_path / "interrupted.py",
         """\
@@ -233,8 +254,54 @@ def test_real_sigint_exits_130(venv: Venv, tmp_path: Path) -> None:
         time.sleep(30)
         """,
     )
+    expected = venv.run(["python", str(script)])
     result = venv.run(["pep726hook", str(script)])
-    assert result.returncode == 130, describe(result)
+    assert result.returncode == expected.returncode, describe(result)
+    assert result.stderr == expected.stderr, describe(result)
+
+
+def test_keyboard_interrupt_in_package_init_of_module_target(venv: Venv, tmp_path: Path) -> None:
+    write(tmp_path / "pkg" / "__init__.py", "raise KeyboardInterrupt\n")
+    write(tmp_path / "pkg" / "mod.py", "")
+    expected = venv.run(["python", "-m", "pkg.mod"], cwd=tmp_path)
+    actual = venv.run(["pep726hook", "-m", "pkg.mod"], cwd=tmp_path)
+    assert actual.returncode == expected.returncode, describe(actual)
+    assert actual.stderr.endswith("KeyboardInterrupt\n"), describe(actual)
+
+
+def test_explicit_engine_replaces_the_one_started_by_the_variable(
+    venv: Venv, venv_engine: str
+) -> None:
+    # The one rule of every route: an engine named on a command line wins.
+    other = "class" if venv_engine == "native" else "native"
+    if other not in venv.engines:
+        pytest.skip("needs both engines")
+    code = "import os, pep726hook; print(pep726hook.engine(), os.environ['PEP726HOOK_ENGINE'])"
+    out = venv.check_python(
+        ["-m", "pep726hook", "--engine", venv_engine, "-c", code],
+        env={"PEP726HOOK": "1", "PEP726HOOK_ENGINE": other},
+    )
+    assert out == f"{venv_engine} {venv_engine}\n"
+    # Naming no engine keeps the active one.
+    out = venv.check_python(
+        ["-m", "pep726hook", "-c", code], env={"PEP726HOOK": "1", "PEP726HOOK_ENGINE": other}
+    )
+    assert out == f"{other} {other}\n"
+
+
+@pytest.mark.parametrize("spelling", ["CLASS", "Class", " class"])
+def test_engine_option_ignores_case_as_the_variable_does(venv: Venv, spelling: str) -> None:
+    out = venv.check_python(
+        [
+            "-m",
+            "pep726hook",
+            "--engine",
+            spelling,
+            "-c",
+            "import pep726hook; print(pep726hook.engine())",
+        ]
+    )
+    assert out == "class\n"
 
 
 def test_exception_in_package_init_of_module_target(venv: Venv, tmp_path: Path) -> None:
@@ -411,3 +478,12 @@ def test_children_are_told_the_engine_as_asked_not_as_resolved(
     result = venv.run(["pep726hook", str(script)])
     assert result.returncode == 0, describe(result)
     assert result.stdout == f"auto {pep726hook.available_engines()[0]}\n"
+
+
+@pytest.mark.parametrize("target", sorted(TARGETS))
+def test_runner_is_silent_under_warnings_as_errors(venv: Venv, project: Path, target: str) -> None:
+    # No warning of ours, whichever target: `-W error` must start as python does.
+    argv = ["python", "-W", "error", "-X", "dev", "-m", "pep726hook", *TARGETS[target]]
+    result = venv.run(argv, cwd=project)
+    assert result.returncode == 0, describe(result)
+    assert result.stderr == "", describe(result)

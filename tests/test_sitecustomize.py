@@ -44,3 +44,26 @@ def test_sitecustomize_recipe_honours_the_engine_variable(venv: Venv, tmp_path: 
         env={"PYTHONPATH": str(tmp_path / "custom"), "PEP726HOOK_ENGINE": "class"},
     )
     assert result.stdout == "class\n", describe(result)
+
+
+def test_sitecustomize_recipe_gives_main_its_hooks(venv: Venv, tmp_path: Path) -> None:
+    write(tmp_path / "custom" / "sitecustomize.py", RECIPE)
+    write(
+        tmp_path / "prog.py",
+        """\
+        import __main__
+        calls = []
+        def __setattr__(name, value):
+            calls.append(name)
+            globals()[name] = value
+        __main__.x = 1
+        print(calls)
+        """,
+    )
+    for engine in venv.engines:
+        result = venv.run_python(
+            ["prog.py"],
+            env={"PYTHONPATH": str(tmp_path / "custom"), "PEP726HOOK_ENGINE": engine},
+            cwd=tmp_path,
+        )
+        assert result.stdout == "['x']\n", describe(result)

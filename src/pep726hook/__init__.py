@@ -3,6 +3,12 @@
 With pep726hook installed, a module that defines top-level
 ``__setattr__(name, value)`` or ``__delattr__(name)`` has them called by
 ``mod.x = v``, ``setattr(mod, "x", v)``, ``del mod.x`` and ``delattr(mod, "x")``.
+
+PYTEST_DONT_REWRITE: pytest marks every package that ships a pytest plugin for
+assertion rewriting and warns when one was imported first, as this one is in a
+process started with ``PEP726HOOK=1``; under ``filterwarnings = error`` that
+warning stops the session (and every xdist worker).  This marker tells pytest
+that the package is not meant to be rewritten.
 """
 
 from ._engines import EngineUnavailableError, available_engines

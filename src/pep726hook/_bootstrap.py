@@ -12,26 +12,58 @@ import sys
 
 ACTIVATION_VARIABLE = "PEP726HOOK"
 
+# The spellings of $PEP726HOOK, compared case-insensitively.  Any other value
+# leaves the hook off and says so on stderr: a typo must not pass unnoticed.
+# The .pth line imports us for any value but unset, "" and "0" (its test is
+# `not in "0"`, a substring test as cheap to compile as the old `== "1"`).
+ON_VALUES = ("1", "true", "yes", "on")
+OFF_VALUES = ("", "0", "false", "no", "off")
+
 # A venv on a 64-bit POSIX system has lib64 -> lib, and site may process the
 # same site-packages (and so our .pth line) twice (cpython#75723): the second
 # call must neither install again nor repeat a warning.
 _attempted = False
 
 
-def activate() -> None:
-    """Install the hook when ``$PEP726HOOK`` is ``1``, with ``$PEP726HOOK_ENGINE``.
+def activation_requested(value: "str | None") -> "bool | None":
+    """Tell whether a ``$PEP726HOOK`` *value* turns the hook on; None if it means nothing."""
+    if value is None:
+        return False
+    value = value.strip().lower()
+    if value in ON_VALUES:
+        return True
+    if value in OFF_VALUES:
+        return False
+    return None
 
-    Safe to call any number of times (a venv may run its ``.pth`` files twice,
-    cpython#75723).  A wrong engine name or an engine that cannot run here
-    costs one line on stderr; the process starts without the hook.
+
+def activate() -> None:
+    """Install the hook when ``$PEP726HOOK`` is on (``1``, ``true``, ``yes``, ``on``).
+
+    The engine comes from ``$PEP726HOOK_ENGINE``.  Safe to call any number of
+    times (a venv may run its ``.pth`` files twice, cpython#75723).  An unknown
+    ``$PEP726HOOK`` value, a wrong engine name or an engine that cannot run
+    here costs one line on stderr (never a warning, which ``-W error`` would
+    turn into a failed start-up); the process starts without the hook.
     """
     global _attempted
-    if _attempted or os.environ.get(ACTIVATION_VARIABLE) != "1":
+    if _attempted:
+        return
+    value = os.environ.get(ACTIVATION_VARIABLE)
+    wanted = activation_requested(value)
+    if wanted is False:
         return
     _attempted = True
+    if wanted is None:
+        sys.stderr.write(
+            f"pep726hook: hook not activated: ${ACTIVATION_VARIABLE}={value!r} is not "
+            f"one of {', '.join(ON_VALUES)} (on) or {', '.join(OFF_VALUES[1:])} (off)\n"
+        )
+        return
     try:
-        from ._install import install
+        from ._install import install, record_route
 
         install(None)
+        record_route(f"${ACTIVATION_VARIABLE} at start-up")
     except Exception as error:  # start-up must go on whatever happened
         sys.stderr.write(f"pep726hook: hook not activated at start-up: {error}\n")

@@ -62,6 +62,23 @@ class HookAwareModule(ModuleType):
         super().__delattr__(name)
 
 
+def _skipped_by_warnings(function: Any) -> None:
+    # The native engine calls a hook straight from the module type's slot, so
+    # a hook's warnings.warn(..., stacklevel=2) names the line that stored the
+    # attribute.  Here our method's frame sits in between.  Both warnings
+    # implementations (C and Python, CPython 3.8+ and PyPy) skip frames whose
+    # file name contains "importlib" and "_bootstrap" when they count
+    # stacklevel, as they skip the import system's own frames: the count is
+    # then the same under both engines.  (skip_file_prefixes is 3.12+ and the
+    # caller's to pass, so it cannot do this.)
+    function.__code__ = function.__code__.replace(
+        co_filename="<pep726hook hook call; warnings skip it as importlib._bootstrap>"
+    )
+
+
+_skipped_by_warnings(HookAwareModule.__setattr__)
+_skipped_by_warnings(HookAwareModule.__delattr__)
+
 # CPython's error messages name the object's type: ``del mod.missing`` says
 # "'module' object has no attribute 'missing'" (3.12+).  Stand in for
 # ModuleType under its name; composed classes already carry their base's.

@@ -14,9 +14,16 @@ import os
 import sys
 
 from . import __version__
-from ._engines import ENGINE_NAMES, ENGINE_VARIABLE, available_engines, requested_engine_name
+from ._engines import (
+    ENGINE_NAMES,
+    ENGINE_VARIABLE,
+    available_engines,
+    native_unavailable_reason,
+    normalize_engine_name,
+    requested_engine_name,
+)
 from ._install import engine as active_engine
-from ._install import install, uninstall
+from ._install import install, record_route, uninstall
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -30,6 +37,7 @@ USAGE = """\
 usage: {prog} [--engine ENGINE] [--] TARGET [args ...]
        {prog} run [--engine ENGINE] [--] TARGET [args ...]
        {prog} scan [scan arguments ...]
+       {prog} info
        {prog} -h | --help | --version
 """
 
@@ -52,12 +60,16 @@ options (only before TARGET):
 subcommands:
   run              the same as giving TARGET directly (for a script named "scan")
   scan             hand the remaining arguments to the pep726hook scanner
+  info             show the engines this interpreter has (and why one is
+                   missing) and whether the hook is on in this process
 
 The program runs as __main__ exactly as with `python TARGET`, and
 {activation}=1 and {variable}=<engine> are exported so that child
 Python processes (subprocess, multiprocessing, concurrent.futures) start with
-the hook on as well.  Exit status: the program's own; 1 after an uncaught
-exception, 130 after Ctrl-C, 2 for a usage error.
+the hook on as well.  An engine named here replaces one that {activation}
+already turned on at start-up.  Exit status: the program's own; 1 after an
+uncaught exception; after Ctrl-C the process ends by SIGINT as python's does;
+2 for a usage error.
 """
 
 
@@ -128,10 +140,14 @@ def _engine_option(argv: Sequence[str], index: int) -> tuple[str, int]:
         if index >= len(argv):
             raise UsageError("argument --engine: expected one argument")
         value = argv[index]
-    if value not in ENGINE_NAMES:
+    try:
+        name = normalize_engine_name(value)
+    except ValueError:
         choices = ", ".join(repr(name) for name in ENGINE_NAMES)
-        raise UsageError(f"argument --engine: invalid choice: {value!r} (choose from {choices})")
-    return value, index + 1
+        raise UsageError(
+            f"argument --engine: invalid choice: {value!r} (choose from {choices})"
+        ) from None
+    return name, index + 1
 
 
 def _flagged_target(argv: Sequence[str], index: int, engine: str | None) -> Options:
@@ -153,6 +169,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     prog = program_name()
     if args and args[0] == "scan":
         return _scan(prog, args[1:])
+    if args and args[0] == "info":
+        return _info(prog, args[1:])
     if args and args[0] == "run":
         args = args[1:]
     try:
@@ -164,12 +182,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stdout.write(HELP.format(variable=ENGINE_VARIABLE, activation=ACTIVATION_VARIABLE))
         return 0
     if options.action == "version":
-        implementation = sys.implementation.name
-        python = ".".join(str(part) for part in sys.version_info[:3])
-        engines = ", ".join(available_engines())
-        sys.stdout.write(
-            f"pep726hook {__version__} ({implementation} {python}; engines: {engines})\n"
-        )
+        sys.stdout.write(version_line())
         return 0
     return run(options, prog)
 
@@ -185,6 +198,7 @@ def run(options: Options, prog: str = "pep726hook") -> int:
     except (ValueError, RuntimeError) as error:
         # Unknown $PEP726HOOK_ENGINE, or an engine that cannot run here.
         return usage_error(prog, str(error))
+    record_route("the runner")
     os.environ[ACTIVATION_VARIABLE] = "1"
     # Children get the engine as asked, not as resolved: "auto" resolves the
     # same way in a child process, and to the class engine in a sub-interpreter
@@ -209,12 +223,91 @@ def install_for_run(requested: str) -> None:
     """Install the hook with the validated engine name *requested*.
 
     The hook may already be on because this process started with
-    ``PEP726HOOK=1``; an explicitly different engine then replaces it.
+    ``PEP726HOOK=1``.  The rule of every route that takes an engine option
+    (this one and the pytest plugin): an engine named there replaces the
+    active one; ``auto`` (or naming none) keeps it.
     """
     current = active_engine()
     if current is not None and requested not in ("auto", current):
         uninstall()
     install(requested)
+
+
+def version_line() -> str:
+    """``pep726hook VERSION (IMPLEMENTATION X.Y.Z; engines: ...)``, saying why native is missing."""
+    implementation = sys.implementation.name
+    python = ".".join(str(part) for part in sys.version_info[:3])
+    engines = ", ".join(available_engines())
+    # Where the extension should exist and does not, say so: pip hides why.
+    unexpected = _native_expected() and "native" not in engines
+    missing = "; native engine unavailable, see `pep726hook info`" if unexpected else ""
+    return f"pep726hook {__version__} ({implementation} {python}; engines: {engines}{missing})\n"
+
+
+def info() -> str:
+    """What ``pep726hook info`` prints: engines, why one is missing, how the hook is on."""
+    from ._bootstrap import ON_VALUES, activation_requested
+    from ._install import route
+
+    lines = [f"pep726hook {__version__}"]
+    python = ".".join(str(part) for part in sys.version_info[:3])
+    lines.append(f"python: {sys.implementation.name} {python} ({sys.executable})")
+    engines = available_engines()
+    lines.append(f"engines available: {', '.join(engines)} (auto picks {engines[0]})")
+    reason = native_unavailable_reason()
+    if reason is None:
+        lines.append("native engine: available")
+    else:
+        lines.append(f"native engine: unavailable: {reason}")
+        hint = native_build_hint()
+        if hint:
+            lines.append(f"  {hint}")
+    current = active_engine()
+    if current is None:
+        lines.append("hook in this process: off")
+    else:
+        lines.append(f"hook in this process: on, {current} engine, turned on by {route()}")
+    value = os.environ.get(ACTIVATION_VARIABLE)
+    meaning = {True: "on", False: "off", None: f"not understood: use one of {', '.join(ON_VALUES)}"}
+    shown = "unset" if value is None else repr(value)
+    lines.append(f"${ACTIVATION_VARIABLE}: {shown} ({meaning[activation_requested(value)]})")
+    engine_value = os.environ.get(ENGINE_VARIABLE)
+    if engine_value is None:
+        lines.append(f"${ENGINE_VARIABLE}: unset (auto)")
+    else:
+        try:
+            lines.append(f"${ENGINE_VARIABLE}: {engine_value!r} ({requested_engine_name(None)})")
+        except ValueError as error:
+            lines.append(f"${ENGINE_VARIABLE}: {engine_value!r} ({error})")
+    return "\n".join(lines) + "\n"
+
+
+def _info(prog: str, argv: list[str]) -> int:
+    if argv:
+        return usage_error(prog, f"info takes no arguments, not {argv[0]!r}")
+    sys.stdout.write(info())
+    return 0
+
+
+def native_build_hint() -> str | None:
+    """How to find out why the C extension is missing on CPython, or None if that is not why."""
+    from . import _native_engine
+
+    error = getattr(_native_engine, "_native_error", None)
+    if not isinstance(error, ModuleNotFoundError) or error.name != f"{__package__}._native":
+        return None
+    if not _native_expected():
+        return None
+    return (
+        "the C extension was not built when pep726hook was installed (pip hides the "
+        "compiler's error); to see it: pip install --force-reinstall --no-deps "
+        "--no-binary pep726hook --no-cache-dir -v pep726hook"
+    )
+
+
+def _native_expected() -> bool:
+    # setup.py builds the extension for CPython with the GIL only.
+    return sys.implementation.name == "cpython" and "t" not in getattr(sys, "abiflags", "")
 
 
 def program_name() -> str:

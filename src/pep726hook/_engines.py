@@ -61,17 +61,28 @@ def available_engines() -> tuple[str, ...]:
     return ("class",)
 
 
-def requested_engine_name(name: str | None) -> str:
-    """Return *name*, or the engine named by ``$PEP726HOOK_ENGINE``, or ``auto``; validated."""
-    if name is None:
-        name = os.environ.get(ENGINE_VARIABLE, "").strip().lower() or "auto"
-        origin = f"${ENGINE_VARIABLE}"
-    else:
-        origin = "engine"
+def normalize_engine_name(value: str, origin: str = "engine") -> str:
+    """Return the engine *value* names, ignoring case and surrounding blanks.
+
+    The one spelling rule of every route (``install()``, ``--engine``,
+    ``$PEP726HOOK_ENGINE``, the pytest options).  Raises ValueError, naming
+    *origin*, when *value* names no engine.
+    """
+    name = value.strip().lower() if isinstance(value, str) else value
     if name not in ENGINE_NAMES:
         expected = ", ".join(repr(n) for n in ENGINE_NAMES)
-        raise ValueError(f"{origin} must be one of {expected}, not {name!r}")
+        raise ValueError(f"{origin} must be one of {expected}, not {value!r}")
     return name
+
+
+def requested_engine_name(name: str | None) -> str:
+    """Return *name*, or the engine named by ``$PEP726HOOK_ENGINE``, or ``auto``; normalised."""
+    if name is not None:
+        return normalize_engine_name(name)
+    value = os.environ.get(ENGINE_VARIABLE, "")
+    if not value.strip():
+        return "auto"
+    return normalize_engine_name(value, f"${ENGINE_VARIABLE}")
 
 
 def create_engine(name: str) -> Engine:

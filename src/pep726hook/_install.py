@@ -26,6 +26,8 @@ else:
 # system's per-module locks taken by a thread that imports meanwhile.
 _lock = _thread.RLock()
 _active_engine: Engine | None = None
+# How the hook was turned on, for `pep726hook info` and pytest's report header.
+_route: str | None = None
 
 
 class Installation:
@@ -64,13 +66,15 @@ def install(engine: str | None = None) -> Installation:
     or ``"class"``; None means ``$PEP726HOOK_ENGINE``, or ``"auto"`` when that
     is unset.  Calling it again while installed changes nothing.  Modules
     already imported whose namespace defines ``__setattr__`` or
-    ``__delattr__`` are upgraded on the spot.
+    ``__delattr__`` are upgraded on the spot, and so is ``__main__``, whose
+    body does not run through the import system: installed at start-up
+    (``$PEP726HOOK``, ``sitecustomize``), its hooks work while it runs.
 
     Raises ValueError for an unknown engine name, EngineUnavailableError when
     ``"native"`` cannot run here, and RuntimeError when already installed with
     a different engine than the one named.
     """
-    global _active_engine
+    global _active_engine, _route
     name = requested_engine_name(engine)
     with _lock:
         if _active_engine is not None:
@@ -87,12 +91,29 @@ def install(engine: str | None = None) -> Installation:
                 _remove_finders()
                 sys.meta_path = [Pep726Finder(new_engine), *sys.meta_path]
             new_engine.upgrade_existing(sys.modules)
+            _upgrade_main(new_engine)
         except BaseException:
             _remove_finders()
             new_engine.deactivate()
             raise
         _active_engine = new_engine
+        _route = "install()"
         return Installation(new_engine.name, installed_now=True)
+
+
+def _upgrade_main(new_engine: Engine) -> None:
+    # The interpreter makes __main__ before site runs, and `python script`,
+    # `-c` and `-m` (runpy) all run the program in that module, so upgrading
+    # it now is what the runner does for its own __main__.
+    main = sys.modules.get("__main__")
+    if isinstance(main, ModuleType):
+        # Not contextlib.suppress: contextlib is not imported at start-up.
+        try:  # noqa: SIM105
+            new_engine.upgrade(main)
+        except TypeError:
+            # A __main__ whose class refuses __class__ assignment keeps its
+            # class, as before; it must not cost the whole installation.
+            pass
 
 
 def uninstall() -> None:
@@ -100,13 +121,14 @@ def uninstall() -> None:
 
     Does nothing when not installed.
     """
-    global _active_engine
+    global _active_engine, _route
     with _lock:
         if _active_engine is None:
             return
         _remove_finders()
         _active_engine.deactivate()
         _active_engine = None
+        _route = None
 
 
 def is_installed() -> bool:
@@ -118,6 +140,19 @@ def engine() -> str | None:
     """Return the name of the active engine (``"native"`` or ``"class"``), or None."""
     active = _active_engine
     return None if active is None else active.name
+
+
+def record_route(route: str) -> None:
+    """Note how the hook was turned on (the runner, ``$PEP726HOOK``, pytest) while installed."""
+    global _route
+    with _lock:
+        if _active_engine is not None:
+            _route = route
+
+
+def route() -> str | None:
+    """Return how the hook was turned on (``"install()"`` unless a route said), or None."""
+    return _route
 
 
 def upgrade(module: ModuleType) -> ModuleType:

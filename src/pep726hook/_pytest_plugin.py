@@ -8,6 +8,10 @@ the plugin keeps our finder in front of pytest's assertion rewriter, which
 pytest puts first on ``sys.meta_path`` after a ``.pth`` installed ours: our
 finder asks the rewriter for the spec, so modules are both rewritten and
 upgraded, in every ``--import-mode``.
+
+The engine rule is the runner's: an engine named by ``--pep726hook-engine`` or
+the ini file replaces the one already active (``PEP726HOOK=1``, the runner);
+``auto``, or naming none, keeps it.
 """
 
 from __future__ import annotations
@@ -16,9 +20,9 @@ import os
 
 import pytest
 
-from ._engines import ENGINE_NAMES, ENGINE_VARIABLE, requested_engine_name
+from ._engines import ENGINE_NAMES, ENGINE_VARIABLE, normalize_engine_name, requested_engine_name
 from ._install import engine as active_engine
-from ._install import ensure_finder_first, install, is_installed, uninstall
+from ._install import ensure_finder_first, install, is_installed, record_route, route, uninstall
 
 ACTIVATION_VARIABLE = "PEP726HOOK"
 
@@ -37,10 +41,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
     group.addoption(
         "--pep726hook-engine",
-        choices=ENGINE_NAMES,
         default=None,
         dest="pep726hook_engine",
-        help=f"engine to use (implies --pep726hook; default: ${ENGINE_VARIABLE} or auto)",
+        metavar="ENGINE",
+        help=(
+            f"{', '.join(ENGINE_NAMES)}: engine to use, replacing one already active "
+            f"(implies --pep726hook; default: ${ENGINE_VARIABLE} or auto)"
+        ),
     )
     parser.addini(
         "pep726hook",
@@ -67,6 +74,14 @@ def pytest_configure(config: pytest.Config) -> None:
     """Catch up when this plugin was registered after the initial conftests."""
     _activate(config)
     ensure_finder_first()
+
+
+def pytest_report_header(config: pytest.Config) -> list[str]:
+    """Name the engine in use and how it was turned on; nothing while the hook is off."""
+    current = active_engine()
+    if current is None:
+        return []
+    return [f"pep726hook: {current} engine (turned on by {route()})"]
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -97,25 +112,27 @@ def _activate(config: pytest.Config) -> None:
     config.stash[_activated_key] = True
     engine_option = _option(config, "pep726hook_engine")
     ini_engine = str(config.getini("pep726hook_engine") or "").strip() or None
-    requested = str(engine_option) if engine_option else ini_engine
     wanted = bool(_option(config, "pep726hook")) or bool(config.getini("pep726hook"))
     if not (wanted or engine_option):
         return
-    current = active_engine()
-    if current is not None and requested not in (None, "auto", current):
-        raise pytest.UsageError(
-            f"pep726hook is already on with the {current!r} engine in this process "
-            f"(${ACTIVATION_VARIABLE}=1 or `python -m pep726hook`); "
-            f"it cannot switch to {requested!r}"
-        )
     try:
-        name = requested_engine_name(requested)
-        installation = install(name)
+        if engine_option:
+            requested = normalize_engine_name(str(engine_option), "--pep726hook-engine")
+        elif ini_engine:
+            requested = normalize_engine_name(ini_engine, "the pep726hook_engine ini option")
+        else:
+            requested = requested_engine_name(None)
+        current = active_engine()
+        if current is not None and requested not in ("auto", current):
+            # The runner's rule: an engine named here replaces the active one.
+            uninstall()
+        installation = install(requested)
     except (ValueError, RuntimeError) as error:
         raise pytest.UsageError(f"pep726hook: {error}") from None
-    _export(config, name)
     if installation.installed_now:
+        record_route("the pytest plugin")
         config.add_cleanup(_uninstall_if_installed)
+    _export(config, requested)
 
 
 def _export(config: pytest.Config, engine: str) -> None:

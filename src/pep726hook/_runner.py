@@ -22,12 +22,9 @@ from ._install import upgrade
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from types import CodeType, ModuleType, TracebackType
-    from typing import Any, Sequence
+    from typing import Any, NoReturn, Sequence
 else:
     ModuleType = type(sys)
-
-#: Exit status of a process stopped by Ctrl-C, as shells report it (128 + SIGINT).
-KEYBOARD_INTERRUPT_STATUS = 130
 
 # Files whose frames are ours or runpy's: they are trimmed from the front of a
 # traceback so that the user sees what ``python TARGET`` would have shown.
@@ -177,8 +174,9 @@ class Runner:
         """Run the prepared code in ``__main__``; return the exit status.
 
         ``SystemExit`` passes through untouched.  Any other exception is
-        reported through ``sys.excepthook`` without our frames and gives 1,
-        or 130 for ``KeyboardInterrupt``.
+        reported through ``sys.excepthook`` without our frames and gives 1;
+        ``KeyboardInterrupt`` is re-raised once reported (see
+        :func:`report_exception`).
         """
         if self.module is None or self.code is None:
             self.prepare()
@@ -194,7 +192,11 @@ class Runner:
 
 
 def report_exception(error: BaseException) -> int:
-    """Print *error* as an uncaught exception, minus runner frames; return its status."""
+    """Print *error* as an uncaught exception, minus runner frames; return its status.
+
+    A ``KeyboardInterrupt`` is raised again once printed, for the interpreter
+    to end the process as it ends ``python TARGET`` after Ctrl-C.
+    """
     error.__traceback__ = without_runner_frames(error.__traceback__)
     # What the interpreter records for an uncaught exception, for pdb.pm() in
     # `python -i` style post-mortems and for atexit handlers that look.
@@ -207,8 +209,36 @@ def report_exception(error: BaseException) -> int:
         sys.last_exc = error
     sys.excepthook(type(error), error, error.__traceback__)
     if isinstance(error, KeyboardInterrupt):
-        return KEYBOARD_INTERRUPT_STATUS
+        _leave_as_interrupted(error)
     return 1
+
+
+def _leave_as_interrupted(error: KeyboardInterrupt) -> NoReturn:
+    """Let *error*, already printed, end the process the way the interpreter does.
+
+    After Ctrl-C, CPython (3.8+) and PyPy shut down as usual, atexit handlers
+    included, and then kill themselves with SIGINT, so that a parent sees the
+    signal (a shell loop stops; ``subprocess`` reports -2).  They do so only
+    for a ``KeyboardInterrupt`` that leaves the main program, so ours leaves;
+    a one-shot excepthook keeps the interpreter from printing it again.
+    """
+    shown = error.__traceback__
+    previous = sys.excepthook
+
+    def already_reported(
+        exc_type: type[BaseException], exc: BaseException, traceback: TracebackType | None
+    ) -> None:
+        sys.excepthook = previous
+        if exc is not error:
+            previous(exc_type, exc, traceback)
+            return
+        # Post-mortem tools see what was printed, not our frames.
+        error.__traceback__ = sys.last_traceback = shown
+        if sys.version_info >= (3, 12):
+            sys.last_exc = error
+
+    sys.excepthook = already_reported
+    raise error
 
 
 def without_runner_frames(traceback: TracebackType | None) -> TracebackType | None:

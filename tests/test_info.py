@@ -1,0 +1,84 @@
+"""``pep726hook --version`` and ``pep726hook info`` say which engines run here, and why not."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+from _venv import Venv, describe
+
+import pep726hook
+from pep726hook import _cli, _native_engine
+
+NATIVE_EXPECTED = sys.implementation.name == "cpython" and "t" not in getattr(sys, "abiflags", "")
+
+
+def test_info_lists_engines_and_the_variables(venv: Venv) -> None:
+    out = venv.check_python(["-m", "pep726hook", "info"])
+    lines = out.splitlines()
+    assert lines[0] == f"pep726hook {pep726hook.__version__}"
+    assert f"engines available: {', '.join(venv.engines)}" in out
+    assert "hook in this process: off" in lines
+    assert "$PEP726HOOK: unset (off)" in lines
+    assert "$PEP726HOOK_ENGINE: unset (auto)" in lines
+    if "native" in venv.engines:
+        assert "native engine: available" in lines
+    else:
+        assert any(line.startswith("native engine: unavailable: ") for line in lines), out
+
+
+def test_info_says_how_the_hook_was_turned_on(venv: Venv, venv_engine: str) -> None:
+    result = venv.run(
+        ["pep726hook", "info"], env={"PEP726HOOK": "Yes", "PEP726HOOK_ENGINE": venv_engine}
+    )
+    assert result.returncode == 0, describe(result)
+    assert (
+        f"hook in this process: on, {venv_engine} engine, turned on by $PEP726HOOK at start-up"
+        in result.stdout.splitlines()
+    ), describe(result)
+    assert "$PEP726HOOK: 'Yes' (on)" in result.stdout
+
+
+def test_info_explains_an_unknown_activation_value(venv: Venv) -> None:
+    result = venv.run(["pep726hook", "info"], env={"PEP726HOOK": "maybe"})
+    assert result.returncode == 0, describe(result)
+    assert "$PEP726HOOK: 'maybe' (not understood: use one of 1, true, yes, on)" in result.stdout
+    assert "hook in this process: off" in result.stdout
+    assert len(result.stderr.splitlines()) == 1  # the start-up line, once
+
+
+def test_info_takes_no_arguments(venv: Venv) -> None:
+    result = venv.run(["pep726hook", "info", "extra"])
+    assert result.returncode == 2, describe(result)
+    assert "info takes no arguments" in result.stderr
+
+
+def test_version_names_the_engines(venv: Venv) -> None:
+    out = venv.check_python(["-m", "pep726hook", "--version"])
+    assert out.startswith(f"pep726hook {pep726hook.__version__} (")
+    assert f"engines: {', '.join(venv.engines)}" in out
+
+
+@pytest.mark.skipif(not NATIVE_EXPECTED, reason="setup.py builds the extension for CPython only")
+def test_missing_extension_is_explained_with_the_way_to_see_the_compiler_error(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    missing = ModuleNotFoundError("No module named 'pep726hook._native'", name="pep726hook._native")
+    monkeypatch.setattr(_native_engine, "_native_error", missing)
+    assert pep726hook.available_engines() == ("class",)
+    assert "native engine unavailable, see `pep726hook info`" in _cli.version_line()
+    text = _cli.info()
+    assert "native engine: unavailable: " in text
+    assert "was not built when pep726hook was installed" in text
+    assert "--no-binary pep726hook" in text and " -v " in text
+
+
+def test_a_present_extension_needs_no_build_hint() -> None:
+    if "native" not in pep726hook.available_engines():
+        pytest.skip("the native engine is not available here")
+    assert _cli.native_build_hint() is None
+    assert "see `pep726hook info`" not in _cli.version_line()
+
+
+def test_info_in_process_reports_install_as_the_route(engine: str) -> None:
+    assert f"hook in this process: on, {engine} engine, turned on by install()" in _cli.info()
