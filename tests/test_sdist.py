@@ -71,8 +71,16 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     command = [sys.executable, "-m", "build", "--outdir", str(dist), str(source)]
     if setuptools_meets_build_requirements():
         command.insert(3, "--no-isolation")
+    # From the work directory: in a checkout, the build/ folder that
+    # ``pip install .`` leaves would shadow the frontend package of that name.
     result = subprocess.run(
-        command, capture_output=True, text=True, timeout=600, check=False, env=clean_env()
+        command,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+        env=clean_env(),
+        cwd=str(workdir),
     )
     assert result.returncode == 0, describe(result)
     (sdist,) = dist.glob("pep726hook-*.tar.gz")
