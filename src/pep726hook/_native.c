@@ -388,192 +388,58 @@ repoint_subclasses(PyTypeObject *type, setattrofunc from, setattrofunc to, int d
 /* ---- new interpreters while the slot is slot_tp_setattro (3.12+) ----
  *
  * From 3.12 on every new interpreter builds its own dict for each static
- * builtin type, and add_operators() fills it with slot wrappers around the
- * slots *as they are now*.  With ModuleType's slot at slot_tp_setattro the new
- * dict's '__setattr__' would be a wrapper around slot_tp_setattro, which looks
- * '__setattr__' up and finds itself: infinite recursion, and the new
- * interpreter dies with "Fatal Python error: _PySys_Create" (issue 3, 2c).
- * CPython's own test suite creates sub-interpreters all the time.
+ * builtin type: add_operators() fills it with slot wrappers around the slots
+ * *as they are now*, then the type's tp_methods are added.  With ModuleType's
+ * slot at slot_tp_setattro the new dict's '__setattr__' would be a wrapper
+ * around slot_tp_setattro, which looks '__setattr__' up and finds itself: the
+ * new interpreter dies with "Fatal Python error: _PySys_Create" (issue 3, 2c).
  *
- * An audit hook sees "cpython.PyInterpreterState_New" before the new
- * interpreter's types are readied: the slot goes back to the generic one
- * until the new interpreter raises its first audit event (its first import,
- * after its types are ready), then is patched again.  Meanwhile stores in
- * other threads of other interpreters skip the hooks.
- *
- * CPython raises that event only when the creating thread has a thread state.
- * Py_NewInterpreter() called with none cannot be seen, and still dies (see
- * docs/native-engine.md); _testcapi's functions that do so are wrapped.
- * A direct C slot avoids this but makes hackcheck() reject
- * object.__setattr__(module, ...) on 3.12, which LazyLoader (3.12.3+) and
- * many libraries rely on. */
+ * So while patched, ModuleType's tp_methods is a copy of the original table
+ * followed by our two methods flagged METH_COEXIST, which type_add_method()
+ * stores over the slot wrappers: every interpreter created while patched,
+ * whoever creates it, from any thread, with or without a thread state, gets
+ * our method descriptors in its ModuleType dict from the start.  (An earlier
+ * design lent the generic slot out from an audit hook around each creation;
+ * it raced with other threads and interpreters and could be fooled by
+ * sys.audit(), issue 13.)  The table is never freed: interpreters being
+ * created in other threads may be reading it. */
 #if PY_VERSION_HEX >= 0x030C0000
-static int audit_hook_added = 0;
-/* The interpreter creating a new one while the slot is lent out, or NULL. */
-static PyInterpreterState *lending_creator = NULL;
-/* Calls of a wrapped _testcapi function under way (see below). */
-static int lend_depth = 0;
-static int in_guard = 0;
+#  define PATCH_TP_METHODS 1
+#else
+#  define PATCH_TP_METHODS 0
+#endif
+
+#if PATCH_TP_METHODS
+/* ModuleType's own tp_methods, restored by uninstall(); NULL when unpatched. */
+static PyMethodDef *original_tp_methods = NULL;
+/* The patched table (original entries, ours, sentinel), built once. */
+static PyMethodDef *patched_tp_methods = NULL;
 
 static int
-slot_is_lendable(void)
+build_patched_tp_methods(void)
 {
-    return patch_owner != NULL && installed_setattro != hooked_setattro;
-}
-
-static void
-take_slot_back(void)
-{
-    if (patch_owner != NULL && lending_creator == NULL && lend_depth == 0) {
-        PyModule_Type.tp_setattro = installed_setattro;
-    }
-}
-
-/* _testcapi.run_in_subinterp() (and so test.support.run_in_subinterp, which
- * CPython's own tests use all the time) swaps its thread state out before
- * Py_NewInterpreter(), so no audit event announces the new interpreter.  Its
- * functions that do so (found by running CPython 3.12's test_import and
- * test_capi under the native engine) are wrapped to lend the generic slot for
- * the whole call. */
-static PyObject *
-lending_call(PyObject *original, PyObject *args, PyObject *kwargs)
-{
-    int lent = slot_is_lendable();
-    if (lent) {
-        lend_depth++;
-        PyModule_Type.tp_setattro = original_setattro;
-    }
-    PyObject *result = PyObject_Call(original, args, kwargs);
-    if (lent) {
-        lend_depth--;
-        take_slot_back();
-    }
-    return result;
-}
-
-static PyMethodDef lending_def = {
-    "_pep726hook_lending_call", (PyCFunction)(void (*)(void))lending_call,
-    METH_VARARGS | METH_KEYWORDS,
-    "A _testcapi function called with ModuleType's generic slot lent to any "
-    "interpreter it creates (pep726hook)."};
-
-/* The _testcapi module object last wrapped; identity only, no reference. */
-static PyObject *wrapped_testcapi = NULL;
-
-static int
-should_lend(PyObject *key, PyObject *value)
-{
-    if (!PyUnicode_Check(key) || !PyCFunction_Check(value) ||
-        PyCFunction_GET_FUNCTION(value) == (PyCFunction)(void (*)(void))lending_call) {
+    if (patched_tp_methods != NULL) {
         return 0;
     }
-    /* run_in_subinterp*, and test_* functions, several of which create
-     * interpreters in C (test_atexit, test_current_tstate_matches, ...). */
-    static const char prefix[] = "test_";
-    int is_test = PyUnicode_GET_LENGTH(key) > 5;
-    for (Py_ssize_t i = 0; is_test && i < 5; i++) {
-        is_test = PyUnicode_READ_CHAR(key, i) == (Py_UCS4)prefix[i];
+    Py_ssize_t count = 0;
+    for (PyMethodDef *def = PyModule_Type.tp_methods; def != NULL && def->ml_name != NULL;
+         def++) {
+        count++;
     }
-    return is_test || PyUnicode_CompareWithASCIIString(key, "run_in_subinterp") == 0 ||
-           PyUnicode_CompareWithASCIIString(key, "run_in_subinterp_with_config") == 0;
-}
-
-/* Wrap _testcapi's functions if it is imported (or, with *import_now*, import
- * it first).  Never raises: called from the audit hook. */
-static void
-wrap_testcapi(int import_now)
-{
-    PyObject *type, *value, *tb;
-    PyErr_Fetch(&type, &value, &tb);
-    PyObject *name = PyUnicode_FromString("_testcapi");
-    PyObject *module = NULL;
-    if (name != NULL) {
-        module = import_now ? PyImport_Import(name) : PyImport_GetModule(name);
-        Py_DECREF(name);
-    }
-    PyObject *dict = (module != NULL && PyModule_Check(module)) ? PyModule_GetDict(module) : NULL;
-    PyObject *sentinel = dict == NULL ? NULL : PyDict_GetItemString(dict, "run_in_subinterp");
-    if (dict != NULL && !(module == wrapped_testcapi && sentinel != NULL &&
-                          PyCFunction_Check(sentinel) &&
-                          PyCFunction_GET_FUNCTION(sentinel) ==
-                              (PyCFunction)(void (*)(void))lending_call)) {
-        PyObject *items = PyDict_Items(dict);
-        for (Py_ssize_t i = 0; items != NULL && i < PyList_GET_SIZE(items); i++) {
-            PyObject *pair = PyList_GET_ITEM(items, i);
-            PyObject *key = PyTuple_GET_ITEM(pair, 0);
-            PyObject *original = PyTuple_GET_ITEM(pair, 1);
-            if (!should_lend(key, original)) {
-                continue;
-            }
-            PyObject *wrapper = PyCFunction_NewEx(&lending_def, original, NULL);
-            if (wrapper == NULL || PyDict_SetItem(dict, key, wrapper) < 0) {
-                PyErr_Clear();
-            }
-            Py_XDECREF(wrapper);
-        }
-        Py_XDECREF(items);
-        wrapped_testcapi = module;
-    }
-    Py_XDECREF(module);
-    PyErr_Clear();
-    PyErr_Restore(type, value, tb);
-}
-
-static int
-new_interpreter_guard(const char *event, PyObject *args, void *data)
-{
-    (void)data;
-    if (in_guard) {
-        return 0;
-    }
-    in_guard = 1;
-    /* Checked at every event, not once: regrtest and import_fresh_module
-     * drop _testcapi from sys.modules, and a new import of a single-phase
-     * extension comes with fresh, unwrapped functions. */
-    if (slot_is_lendable() && patch_owner == PyInterpreterState_Get()) {
-        /* "import" is raised before the import system runs (and before it
-         * takes the module lock), often right before the call: import it
-         * here so it is wrapped in time; the import then finds it done.
-         * Other imports (importlib.import_module raises no event) are
-         * caught at the next event. */
-        int importing = strcmp(event, "import") == 0 && PyTuple_Check(args) &&
-                        PyTuple_GET_SIZE(args) > 0 &&
-                        PyUnicode_Check(PyTuple_GET_ITEM(args, 0)) &&
-                        PyUnicode_CompareWithASCIIString(PyTuple_GET_ITEM(args, 0),
-                                                         "_testcapi") == 0;
-        wrap_testcapi(importing);
-    }
-    if (lending_creator == NULL) {
-        if (slot_is_lendable() && strcmp(event, "cpython.PyInterpreterState_New") == 0) {
-            lending_creator = PyInterpreterState_Get();
-            PyModule_Type.tp_setattro = original_setattro;
-        }
-    }
-    else if (PyInterpreterState_Get() != lending_creator ||
-             strcmp(event, "cpython.PyInterpreterState_Clear") == 0) {
-        /* The new interpreter is running code (or failed and is being
-         * cleared): its ModuleType dict is built. */
-        lending_creator = NULL;
-        take_slot_back();
-    }
-    in_guard = 0;
-    return 0;
-}
-
-static int
-add_new_interpreter_guard(void)
-{
-    if (audit_hook_added) {
-        return 0;
-    }
-    if (PySys_AddAuditHook(new_interpreter_guard, NULL) < 0) {
-        if (!PyErr_Occurred()) {
-            PyErr_SetString(PyExc_RuntimeError,
-                            "could not add the audit hook that protects new interpreters");
-        }
+    /* Plain malloc: the table outlives every interpreter and runtime. */
+    PyMethodDef *table = (PyMethodDef *)calloc((size_t)count + 3, sizeof(PyMethodDef));
+    if (table == NULL) {
+        PyErr_NoMemory();
         return -1;
     }
-    audit_hook_added = 1;
+    if (count > 0) {
+        memcpy(table, PyModule_Type.tp_methods, (size_t)count * sizeof(PyMethodDef));
+    }
+    table[count] = setattr_def;
+    table[count].ml_flags |= METH_COEXIST;
+    table[count + 1] = delattr_def;
+    table[count + 1].ml_flags |= METH_COEXIST;
+    patched_tp_methods = table;
     return 0;
 }
 #endif
@@ -734,8 +600,8 @@ native_install(PyObject *module, PyObject *args, PyObject *kwargs)
             return NULL;
         }
     }
-#if PY_VERSION_HEX >= 0x030C0000
-    if (target != hooked_setattro && add_new_interpreter_guard() < 0) {
+#if PATCH_TP_METHODS
+    if (target != hooked_setattro && build_patched_tp_methods() < 0) {
         return NULL;
     }
 #endif
@@ -756,9 +622,10 @@ native_install(PyObject *module, PyObject *args, PyObject *kwargs)
     installed_setattro = target;
     PyModule_Type.tp_setattro = target;
     patch_owner = PyInterpreterState_Get();
-#if PY_VERSION_HEX >= 0x030C0000
+#if PATCH_TP_METHODS
     if (target != hooked_setattro) {
-        wrap_testcapi(0);
+        original_tp_methods = PyModule_Type.tp_methods;
+        PyModule_Type.tp_methods = patched_tp_methods;
     }
 #endif
     Py_RETURN_NONE;
@@ -793,8 +660,11 @@ native_uninstall(PyObject *module, PyObject *Py_UNUSED(ignored))
         PyModule_Type.tp_setattro = original_setattro;
         patch_owner = NULL;
         installed_setattro = NULL;
-#if PY_VERSION_HEX >= 0x030C0000
-        lending_creator = NULL;
+#if PATCH_TP_METHODS
+        if (original_tp_methods != NULL) {
+            PyModule_Type.tp_methods = original_tp_methods;
+            original_tp_methods = NULL;
+        }
 #endif
         PyType_Modified(&PyModule_Type);
     }

@@ -1,0 +1,266 @@
+"""The native engine under hostile conditions (issue 13).
+
+Races between threads and interpreters, embedding programs that finalise and
+re-initialise Python, deep class hierarchies, descriptors planted in
+``ModuleType`` from outside.  What can crash the interpreter runs in a child
+process with a timeout, so a regression fails one test instead of the run.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+import pep726hook
+from pep726hook import _native_engine
+
+pytestmark = pytest.mark.skipif(
+    "native" not in pep726hook.available_engines(),
+    reason=f"native engine unavailable: {_native_engine.unavailable_reason()}",
+)
+
+SRC = str(Path(pep726hook.__file__).resolve().parent.parent)
+
+
+def run_python(*parts: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    """Run the code *parts* (each dedented) in a fresh interpreter with our sources importable."""
+    env = dict(os.environ, PYTHONPATH=SRC)
+    env.pop("PEP726HOOK", None)
+    env.pop("PEP726HOOK_ENGINE", None)
+    return subprocess.run(
+        [sys.executable, "-c", "\n".join(textwrap.dedent(part) for part in parts)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=timeout,
+        check=False,
+    )
+
+
+def _has_module(name: str) -> bool:
+    try:
+        return importlib.util.find_spec(name) is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def _has_legacy_subinterpreters() -> bool:
+    if not _has_module("_testcapi"):
+        return False
+    import _testcapi
+
+    return hasattr(_testcapi, "run_in_subinterp")
+
+
+needs_legacy = pytest.mark.skipif(
+    not _has_legacy_subinterpreters(), reason="needs _testcapi.run_in_subinterp"
+)
+needs_isolated = pytest.mark.skipif(
+    not (_has_module("_interpreters") or _has_module("_xxsubinterpreters")),
+    reason="needs _interpreters or _xxsubinterpreters",
+)
+
+INTERPRETERS = """
+try:
+    import _interpreters as interpreters
+except ImportError:
+    import _xxsubinterpreters as interpreters
+"""
+
+READ_ONLY_MODULE = """
+import types
+ro = types.ModuleType("ro")
+def _refuse(name, value=None):
+    raise AttributeError(f"ro is read-only: {name}")
+ro.__dict__["__setattr__"] = _refuse
+ro.__dict__["__delattr__"] = _refuse
+
+def hooks_work():
+    try:
+        ro.x = 1
+    except AttributeError:
+        return "x" not in ro.__dict__
+    return False
+"""
+
+
+# --- new interpreters while the slot is patched (3.12: findings 1, 3, 4, 16) --
+
+
+@needs_legacy
+@needs_isolated
+def test_interpreters_created_while_an_own_gil_interpreter_runs_survive() -> None:
+    # Finding 1: 3.12 lent the generic slot out between an audit event of the
+    # creating thread and the next event of another interpreter; an own-GIL
+    # interpreter raising events in its thread took the slot back while a new
+    # interpreter built its ModuleType dict, which then recursed forever.
+    result = run_python(
+        INTERPRETERS,
+        READ_ONLY_MODULE,
+        """
+        import sys, threading, _testcapi, pep726hook
+        pep726hook.install("native")
+        busy = interpreters.create()
+        def spin():
+            interpreters.run_string(busy, (
+                "import sys, time\\n"
+                "end = time.monotonic() + 5\\n"
+                "while time.monotonic() < end:\\n"
+                "    sys.audit('spin')\\n"))
+        thread = threading.Thread(target=spin, daemon=True)
+        thread.start()
+        created = 0
+        for i in range(60):
+            if i % 2:
+                interp = interpreters.create()
+                interpreters.destroy(interp)
+            else:
+                assert _testcapi.run_in_subinterp(
+                    "import types; types.ModuleType('m').x = 1") == 0
+            created += 1
+        thread.join(30)
+        assert not thread.is_alive()
+        print(created, hooks_work())
+        """
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["60", "True"], result.stderr
+
+
+@needs_legacy
+def test_other_threads_keep_their_hooks_while_interpreters_are_created() -> None:
+    # Finding 3: while the slot was lent out for a new interpreter, stores in
+    # the main interpreter's other threads skipped the hooks.
+    result = run_python(
+        READ_ONLY_MODULE,
+        """
+        import sys, threading, time, _testcapi, pep726hook
+        pep726hook.install("native")
+        sys.setswitchinterval(1e-5)
+        stop = threading.Event()
+        counts = {"refused": 0, "leaked": 0}
+        def writer():
+            while not stop.is_set():
+                counts["refused" if hooks_work() else "leaked"] += 1
+                ro.__dict__.pop("x", None)
+                time.sleep(0)
+        thread = threading.Thread(target=writer, daemon=True)
+        thread.start()
+        for _ in range(10):
+            _testcapi.run_in_subinterp("import time; time.sleep(0.01); sum(range(20000))")
+        stop.set()
+        thread.join(30)
+        assert not thread.is_alive()
+        print(counts["leaked"], counts["refused"] > 0)
+        """
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["0", "True"], result.stderr
+
+
+@pytest.mark.parametrize(
+    "event", ["cpython.PyInterpreterState_New", "cpython.PyInterpreterState_Clear", "import"]
+)
+def test_audit_events_raised_by_hand_leave_the_hooks_on(event: str) -> None:
+    # Finding 4: sys.audit("cpython.PyInterpreterState_New") not followed by a
+    # new interpreter's own event turned every module hook off for good.
+    result = run_python(
+        READ_ONLY_MODULE,
+        f"""
+        import sys, threading, pep726hook
+        pep726hook.install("native")
+        sys.audit({event!r}, None)
+        main = hooks_work()
+        seen = []
+        thread = threading.Thread(target=lambda: seen.append(hooks_work()))
+        thread.start()
+        thread.join(30)
+        print(main, seen == [True], hooks_work())
+        """
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["True", "True", "True"], result.stderr
+
+
+@pytest.mark.skipif(not _has_module("_testcapi"), reason="needs _testcapi")
+def test_testcapi_functions_keep_their_names_and_identity() -> None:
+    # Finding 16: 3.12 wrapped 72 _testcapi functions, renaming them
+    # "_pep726hook_lending_call".  Nothing of another module is touched now.
+    result = run_python(
+        """
+        import pep726hook
+        pep726hook.install("native")
+        import _testcapi, types
+        renamed = sorted(
+            name for name, value in vars(_testcapi).items()
+            if isinstance(value, types.BuiltinFunctionType) and value.__name__ != name
+        )
+        print(renamed)
+        """
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["[]"], result.stderr
+
+
+@needs_legacy
+def test_interpreter_created_in_c_with_no_thread_state_right_after_install() -> None:
+    # The old design could not see Py_NewInterpreter() called with no thread
+    # state (_testcapi.run_in_subinterp does that) unless it had wrapped the
+    # function first; importlib.import_module raises no audit event, so this
+    # killed the process on 3.12 (the "remaining limit" in the docs).
+    result = run_python(
+        READ_ONLY_MODULE,
+        """
+        import importlib, pep726hook
+        pep726hook.install("native")
+        capi = importlib.import_module("_testcapi")
+        code = "import types; m = types.ModuleType('m'); m.x = 1"
+        print(capi.run_in_subinterp(code), hooks_work())
+        """
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["0", "True"], result.stderr
+
+
+@needs_isolated
+def test_own_gil_interpreter_created_while_patched_calls_each_hook_once(tmp_path: Path) -> None:
+    # 3.12+: an own-GIL interpreter created while patched has the hooks in its
+    # own ModuleType dict (3.12 through tp_methods, 3.13+ through the direct
+    # slot); the class engine it falls back to must not call a hook twice.
+    out = tmp_path / "log.txt"
+    inner = textwrap.dedent(
+        f"""
+        import sys, types
+        sys.path.insert(0, {SRC!r})
+        log = []
+        m = types.ModuleType("m")
+        m.__dict__["__setattr__"] = lambda n, v: log.append(n)
+        m.a = 1
+        import pep726hook
+        pep726hook.install("auto")
+        pep726hook.upgrade(m)
+        m.b = 2
+        pep726hook.uninstall()
+        with open({str(out)!r}, "w") as f:
+            f.write(repr(log))
+        """
+    )
+    result = run_python(
+        INTERPRETERS,
+        f"""
+        import pep726hook
+        pep726hook.install("native")
+        interp = interpreters.create()
+        interpreters.run_string(interp, {inner!r})
+        interpreters.destroy(interp)
+        """,
+    )
+    assert result.returncode == 0, result.stderr
+    # Before 3.12 such interpreters share the GIL and the type dict anyway.
+    assert out.read_text() == "['a', 'b']"
