@@ -264,3 +264,117 @@ def test_own_gil_interpreter_created_while_patched_calls_each_hook_once(tmp_path
     assert result.returncode == 0, result.stderr
     # Before 3.12 such interpreters share the GIL and the type dict anyway.
     assert out.read_text() == "['a', 'b']"
+
+
+# --- embedding: Py_FinalizeEx() and a second Py_Initialize() (finding 2) -----
+
+EMBED_MAIN = r"""
+#include <Python.h>
+#include <stdio.h>
+
+int
+main(int argc, char **argv)
+{
+    if (argc < 3) {
+        return 2;
+    }
+    /* Finalise while installed twice, then uninstall before the last. */
+    for (int round = 0; round < 3; round++) {
+        Py_Initialize();
+        if (PyRun_SimpleString(argv[1]) != 0) {
+            fprintf(stderr, "round %d: the code failed\n", round);
+            return 10 + round;
+        }
+        if (round == 2 && PyRun_SimpleString(argv[2]) != 0) {
+            fprintf(stderr, "round %d: the last code failed\n", round);
+            return 30;
+        }
+        if (Py_FinalizeEx() < 0) {
+            fprintf(stderr, "round %d: Py_FinalizeEx failed\n", round);
+            return 20 + round;
+        }
+    }
+    return 0;
+}
+"""
+
+EMBED_CODE = """
+import sys, types, pep726hook
+if {install!r}:
+    pep726hook.install("native")
+log = []
+m = types.ModuleType("m")
+m.__dict__["__setattr__"] = lambda n, v: log.append(n)
+m.x = 1
+print(pep726hook.engine(), log, flush=True)
+"""
+
+EMBED_LAST_CODE = """
+import types, pep726hook
+pep726hook.uninstall()
+m.y = 2
+original = vars(types.ModuleType).get("__setattr__", object.__setattr__)
+print(pep726hook.engine(), log, type(original).__name__, flush=True)
+"""
+
+
+def _build_embedding_program(tmp_path: Path) -> Path:
+    """Compile EMBED_MAIN against this interpreter's shared libpython, or skip."""
+    import shutil
+    import sysconfig
+
+    compiler = shutil.which("gcc") or shutil.which("cc")
+    if compiler is None:
+        pytest.skip("no C compiler")
+    if not sysconfig.get_config_var("Py_ENABLE_SHARED"):
+        pytest.skip("this interpreter has no shared libpython")
+    libdir = str(sysconfig.get_config_var("LIBDIR"))
+    library = f"python{sysconfig.get_config_var('LDVERSION')}"
+    source = tmp_path / "embed.c"
+    source.write_text(EMBED_MAIN)
+    program = tmp_path / "embed"
+    command = [
+        compiler,
+        str(source),
+        "-o",
+        str(program),
+        f"-I{sysconfig.get_paths()['include']}",
+        f"-L{libdir}",
+        f"-Wl,-rpath,{libdir}",
+        f"-l{library}",
+        *str(sysconfig.get_config_var("LIBS") or "").split(),
+        "-lm",
+    ]
+    built = subprocess.run(command, capture_output=True, text=True, timeout=120, check=False)
+    if built.returncode != 0:
+        pytest.skip(f"cannot build an embedding program: {built.stderr[-500:]}")
+    return program
+
+
+@pytest.mark.parametrize("activation", ["code", "sitecustomize"])
+def test_finalize_and_initialize_again_after_install(tmp_path: Path, activation: str) -> None:
+    # 3.11+ tear the static types down in Py_FinalizeEx() and ready them again
+    # in the next Py_Initialize(), from the slot as it is: the patched one
+    # made the new ModuleType dict recurse ("Fatal Python error:
+    # _PySys_Create: failed to create a module object"), and the extension's
+    # state outlived the runtime its objects belonged to.
+    program = _build_embedding_program(tmp_path)
+    site_dir = tmp_path / "site"
+    site_dir.mkdir()
+    if activation == "sitecustomize":
+        (site_dir / "sitecustomize.py").write_text(
+            "import pep726hook\npep726hook.install('native')\n"
+        )
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(site_dir), SRC]))
+    env["PYTHONHOME"] = sys.base_exec_prefix if sys.base_exec_prefix == sys.base_prefix else (
+        f"{sys.base_prefix}{os.pathsep}{sys.base_exec_prefix}"
+    )
+    env.pop("PEP726HOOK", None)
+    env.pop("PEP726HOOK_ENGINE", None)
+    code = EMBED_CODE.format(install=activation == "code")
+    result = subprocess.run(
+        [str(program), code, EMBED_LAST_CODE], capture_output=True, text=True, env=env, timeout=120, check=False
+    )
+    assert result.returncode == 0, result.stderr
+    expected = ["native ['x']"] * 3 + ["None ['x'] wrapper_descriptor"]
+    assert result.stdout.splitlines() == expected, result.stderr

@@ -766,6 +766,49 @@ static PyMethodDef native_methods[] = {
 
 /* ---- module lifecycle (multi-phase init, needed for sub-interpreters) ---- */
 
+/* An embedding program may call Py_FinalizeEx() and then Py_Initialize()
+ * again; this library (and so every static above) stays loaded.  From 3.11 on
+ * finalisation tears the static builtin types down and the next
+ * initialisation readies them again from their slots as they are: a patched
+ * slot_tp_setattro there makes the new ModuleType dict recurse ("Fatal Python
+ * error: _PySys_Create: failed to create a module object", issue 13), and our
+ * statics would point at objects of the finished runtime.  Py_AtExit
+ * functions run after that teardown, so this one, without touching any
+ * object, puts the type back as it was and forgets the finished runtime.
+ * Where ModuleType survives finalisation (3.8-3.10 keep static types
+ * readied, and so their dicts with our entries) the patch carries over into
+ * the next runtime, as the class engine's classes would not, and nothing is
+ * reset. */
+static int atexit_registered = 0;
+
+static void
+forget_finished_runtime(void)
+{
+    atexit_registered = 0;
+    if (PyModule_Type.tp_flags & Py_TPFLAGS_READY) {
+        return;
+    }
+    if (patch_owner != NULL) {
+        PyModule_Type.tp_setattro = original_setattro;
+    }
+#if PATCH_TP_METHODS
+    if (original_tp_methods != NULL) {
+        PyModule_Type.tp_methods = original_tp_methods;
+        original_tp_methods = NULL;
+    }
+#endif
+    patch_owner = NULL;
+    installed_setattro = NULL;
+    /* Their objects died with the runtime: drop the pointers, not references. */
+    main_entries.installed = 0;
+    main_entries.saved_setattr = NULL;
+    main_entries.saved_delattr = NULL;
+    main_entries.setattr_descr = NULL;
+    main_entries.delattr_descr = NULL;
+    setattr_key = NULL;
+    delattr_key = NULL;
+}
+
 static int
 native_exec(PyObject *module)
 {
@@ -782,6 +825,14 @@ native_exec(PyObject *module)
         if (delattr_key == NULL) {
             return -1;
         }
+    }
+    if (!atexit_registered && is_main_interpreter()) {
+        if (Py_AtExit(forget_finished_runtime) < 0) {
+            PyErr_SetString(PyExc_RuntimeError,
+                            "pep726hook._native could not register its Py_AtExit function");
+            return -1;
+        }
+        atexit_registered = 1;
     }
     if (PyModule_AddIntConstant(module, "DIRECT_SLOT_IS_SAFE", DIRECT_SLOT_IS_SAFE) < 0) {
         return -1;
