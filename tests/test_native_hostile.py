@@ -13,6 +13,7 @@ import os
 import subprocess
 import sys
 import textwrap
+import types
 from pathlib import Path
 
 import pytest
@@ -378,3 +379,55 @@ def test_finalize_and_initialize_again_after_install(tmp_path: Path, activation:
     assert result.returncode == 0, result.stderr
     expected = ["native ['x']"] * 3 + ["None ['x'] wrapper_descriptor"]
     assert result.stdout.splitlines() == expected, result.stderr
+
+
+# --- deep ModuleType hierarchies (finding 5) ---------------------------------
+
+
+def _module_type_chain(depth: int) -> list[type]:
+    """One subclass per added module property: a chain *depth* classes deep."""
+    chain: list[type] = []
+    base: type = types.ModuleType
+    for level in range(depth):
+        base = type(f"Level{level}", (base,), {f"prop{level}": property(lambda self: level)})
+        chain.append(base)
+    return chain
+
+
+def _hooked_instances(chain: list[type]) -> list[bool]:
+    reached = []
+    for cls in chain:
+        log: list[str] = []
+        module = cls("m")
+        module.__dict__["__setattr__"] = lambda n, v, log=log: log.append(n)
+        module.x = 1
+        reached.append(log == ["x"])
+    return reached
+
+
+@pytest.mark.parametrize("when", ["before", "during"])
+def test_install_and_uninstall_handle_any_depth_of_subclasses(when: str) -> None:
+    # The walk recursed in C and refused more than 200 levels with
+    # RecursionError; a failed uninstall had already re-pointed the shallower
+    # classes, whose instances then skipped the hooks while installed.
+    depth = 600
+    chain = _module_type_chain(depth) if when == "before" else []
+    with pep726hook.install("native"):
+        if not chain:
+            chain = _module_type_chain(depth)
+        assert _hooked_instances(chain) == [True] * depth
+        assert all(_native_engine._native.type_reaches_hook(cls) for cls in chain)
+    assert not pep726hook.is_installed()
+    assert _hooked_instances(chain) == [False] * depth
+
+
+def test_walk_ignores_a_metaclass_subclasses_method() -> None:
+    class Meta(type):
+        def __subclasses__(cls) -> list[type]:
+            raise RuntimeError("hostile __subclasses__")
+
+    Base = Meta("Base", (types.ModuleType,), {})
+    Child = Meta("Child", (Base,), {})
+    with pep726hook.install("native"):
+        assert _hooked_instances([Base, Child]) == [True, True]
+    assert _hooked_instances([Base, Child]) == [False, False]

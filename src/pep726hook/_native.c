@@ -334,55 +334,90 @@ defines_own_setattr(PyTypeObject *type)
 }
 
 /* Heap subclasses copied ModuleType's slot when they were created.  Point those
- * still on *from* at *to*, recursively (issue 3, item 2b).  Subclasses that
- * define __setattr__/__delattr__ in Python have slot_tp_setattro and reach us
- * through super(); they are left alone. */
+ * still on *from* at *to* (issue 3, item 2b).  Subclasses that define
+ * __setattr__/__delattr__ in Python have slot_tp_setattro and reach us
+ * through super(); they are left alone.
+ *
+ * The hierarchy is walked breadth first with a list, not by C recursion: a
+ * chain of one subclass per added module property is a real recipe, and any
+ * depth must work (issue 13).  Every class to change is collected before the
+ * first is changed, so a failure (MemoryError, a __subclasses__ that raises)
+ * leaves every slot as it was. */
 static int
-repoint_subclasses(PyTypeObject *type, setattrofunc from, setattrofunc to, int depth)
+repoint_subclasses(PyTypeObject *root, setattrofunc from, setattrofunc to)
 {
-    if (depth > 200) {
-        /* Deeper hierarchies do not occur; refuse rather than overflow. */
-        PyErr_SetString(PyExc_RecursionError, "ModuleType subclass hierarchy too deep");
-        return -1;
+    PyObject *queue = PyList_New(0);
+    PyObject *seen = PySet_New(NULL);
+    PyObject *change = PyList_New(0);
+    if (queue == NULL || seen == NULL || change == NULL ||
+        PyList_Append(queue, (PyObject *)root) < 0) {
+        goto fail;
     }
-    PyObject *subclasses = PyObject_CallMethod((PyObject *)type, "__subclasses__", NULL);
-    if (subclasses == NULL) {
-        return -1;
-    }
-    if (!PyList_Check(subclasses)) {
-        Py_DECREF(subclasses);
-        PyErr_SetString(PyExc_TypeError, "__subclasses__() did not return a list");
-        return -1;
-    }
-    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(subclasses); i++) {
-        PyObject *item = PyList_GET_ITEM(subclasses, i);
-        if (!PyType_Check(item)) {
-            continue;
+    for (Py_ssize_t next = 0; next < PyList_GET_SIZE(queue); next++) {
+        PyObject *type = PyList_GET_ITEM(queue, next);
+        /* type.__subclasses__(cls), not cls.__subclasses__(): a metaclass may
+         * define its own. */
+        PyObject *subclasses =
+            PyObject_CallMethod((PyObject *)&PyType_Type, "__subclasses__", "O", type);
+        if (subclasses == NULL) {
+            goto fail;
         }
-        PyTypeObject *sub = (PyTypeObject *)item;
-        if (sub->tp_setattro == from) {
+        if (!PyList_Check(subclasses)) {
+            Py_DECREF(subclasses);
+            PyErr_SetString(PyExc_TypeError, "__subclasses__() did not return a list");
+            goto fail;
+        }
+        for (Py_ssize_t i = 0; i < PyList_GET_SIZE(subclasses); i++) {
+            PyObject *item = PyList_GET_ITEM(subclasses, i);
+            if (!PyType_Check(item)) {
+                continue;
+            }
+            /* A class with several ModuleType bases is listed by each.  Keyed
+             * by address: a metaclass's __eq__/__hash__ must not run here. */
+            PyObject *key = PyLong_FromVoidPtr(item);
+            int known = key == NULL ? -1 : PySet_Contains(seen, key);
+            if (known == 0) {
+                known = PySet_Add(seen, key);
+            }
+            Py_XDECREF(key);
+            if (known > 0) {
+                continue;
+            }
+            if (known < 0 || PyList_Append(queue, item) < 0) {
+                Py_DECREF(subclasses);
+                goto fail;
+            }
+            PyTypeObject *sub = (PyTypeObject *)item;
+            if (sub->tp_setattro != from) {
+                continue;
+            }
             int keep = 0;
             if (to == PyObject_GenericSetAttr) {
                 /* On 3.8-3.12 the patched slot is slot_tp_setattro, which is
                  * also what every class defining __setattr__ in Python has:
                  * those must keep it. */
                 keep = defines_own_setattr(sub);
-                if (keep < 0) {
-                    Py_DECREF(subclasses);
-                    return -1;
-                }
             }
-            if (!keep) {
-                sub->tp_setattro = to;
+            if (keep < 0 || (!keep && PyList_Append(change, item) < 0)) {
+                Py_DECREF(subclasses);
+                goto fail;
             }
         }
-        if (repoint_subclasses(sub, from, to, depth + 1) < 0) {
-            Py_DECREF(subclasses);
-            return -1;
-        }
+        Py_DECREF(subclasses);
     }
-    Py_DECREF(subclasses);
+    /* Nothing below can fail. */
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(change); i++) {
+        ((PyTypeObject *)PyList_GET_ITEM(change, i))->tp_setattro = to;
+    }
+    Py_DECREF(queue);
+    Py_DECREF(seen);
+    Py_DECREF(change);
     return 0;
+fail:
+    Py_XDECREF(queue);
+    Py_XDECREF(seen);
+    Py_XDECREF(change);
+    return -1;
 }
 
 /* ---- new interpreters while the slot is slot_tp_setattro (3.12+) ----
@@ -608,12 +643,10 @@ native_install(PyObject *module, PyObject *args, PyObject *kwargs)
     if (install_dict_entries(entries) < 0) {
         return NULL;
     }
-    if (repoint_subclasses(&PyModule_Type, PyObject_GenericSetAttr, target, 0) < 0) {
+    if (repoint_subclasses(&PyModule_Type, PyObject_GenericSetAttr, target) < 0) {
+        /* No subclass was changed. */
         PyObject *type, *value, *tb;
         PyErr_Fetch(&type, &value, &tb);
-        if (repoint_subclasses(&PyModule_Type, target, PyObject_GenericSetAttr, 0) < 0) {
-            PyErr_Clear();
-        }
         (void)uninstall_dict_entries(entries);
         PyErr_Restore(type, value, tb);
         return NULL;
@@ -654,7 +687,7 @@ native_uninstall(PyObject *module, PyObject *Py_UNUSED(ignored))
         return NULL;
     }
     if (patch_owner != NULL) {
-        if (repoint_subclasses(&PyModule_Type, installed_setattro, original_setattro, 0) < 0) {
+        if (repoint_subclasses(&PyModule_Type, installed_setattro, original_setattro) < 0) {
             return NULL;
         }
         PyModule_Type.tp_setattro = original_setattro;
