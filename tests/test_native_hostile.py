@@ -431,3 +431,50 @@ def test_walk_ignores_a_metaclass_subclasses_method() -> None:
     with pep726hook.install("native"):
         assert _hooked_instances([Base, Child]) == [True, True]
     assert _hooked_instances([Base, Child]) == [False, False]
+
+
+# --- descriptors planted in ModuleType from outside (finding 11) --------------
+
+CURSE = """
+import ctypes, gc, types
+
+def curse(cls, name, value):
+    # forbiddenfruit's recipe: write the type's real dict, then tell CPython.
+    gc.get_referents(cls.__dict__)[0][name] = value
+    ctypes.pythonapi.PyType_Modified(ctypes.py_object(cls))
+
+calls = []
+planted = property(lambda self: "got", lambda self, value: calls.append(value))
+"""
+
+
+@pytest.mark.skipif(sys.implementation.name != "cpython", reason="ctypes.pythonapi")
+@pytest.mark.parametrize("where", ["ModuleType", "object"])
+@pytest.mark.parametrize("when", ["before", "after"])
+def test_data_descriptor_planted_from_outside_gets_its_set(where: str, when: str) -> None:
+    # The store fast path for non-dunder names assumed the dicts of ModuleType
+    # and object could not change and skipped the descriptor's __set__.
+    result = run_python(
+        CURSE,
+        f"""
+        import pep726hook
+        target = types.ModuleType if {where!r} == "ModuleType" else object
+        if {when!r} == "after":
+            pep726hook.install("native")
+        m = types.ModuleType("m")
+        m.before = 0
+        curse(target, "planted", planted)
+        if {when!r} == "before":
+            pep726hook.install("native")
+        m.planted = 1
+        setattr(m, "planted", 2)
+        print(calls, "planted" in m.__dict__, pep726hook.engine())
+        # Taken out again, stores are plain dict stores once more.
+        del gc.get_referents(target.__dict__)[0]["planted"]
+        ctypes.pythonapi.PyType_Modified(ctypes.py_object(target))
+        m.planted = 3
+        print(calls, m.__dict__.get("planted"))
+        """,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == ["[1, 2] False native", "[1, 2] 3"], result.stderr

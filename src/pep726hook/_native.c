@@ -164,6 +164,95 @@ call_hook(PyObject *hook, PyObject *name, PyObject *value)
 #endif
 }
 
+/* ---- when a store on an exact module is a plain dict store ----
+ *
+ * The generic store first looks the name up on the type for a data
+ * descriptor.  ModuleType and object define none under other than dunder
+ * names, but their dicts can be changed from outside (ctypes, the
+ * forbiddenfruit recipe), which then calls PyType_Modified() as CPython's own
+ * method cache needs.  So the answer is cached against ModuleType's version
+ * tag, which that invalidates, and computed again when the tag changes.
+ * Only the main interpreter computes it (interpreters with their own GIL must
+ * not write these); until it has, other interpreters take the generic
+ * store. */
+static unsigned int fast_store_tag = 0;
+static int fast_store_ok = 0;
+
+/* 1 if *type*'s dict has a data descriptor under a name the fast path takes
+ * (anything but a str starting with "__"), 0 if not, -1 on error. */
+static int
+has_plain_named_data_descriptor(PyTypeObject *type)
+{
+#if PY_VERSION_HEX >= 0x030C0000
+    PyObject *dict = PyType_GetDict(type);
+#else
+    PyObject *dict = type->tp_dict;
+    Py_XINCREF(dict);
+#endif
+    if (dict == NULL) {
+        return PyErr_Occurred() ? -1 : 0;
+    }
+    int found = 0;
+    Py_ssize_t pos = 0;
+    PyObject *key, *value;
+    while (!found && PyDict_Next(dict, &pos, &key, &value)) {
+        int dunder = PyUnicode_Check(key) && PyUnicode_GET_LENGTH(key) >= 2 &&
+                     PyUnicode_READ_CHAR(key, 0) == '_' && PyUnicode_READ_CHAR(key, 1) == '_';
+        found = !dunder && Py_TYPE(value)->tp_descr_set != NULL;
+    }
+    Py_DECREF(dict);
+    return found;
+}
+
+/* Whether ModuleType's version tag is valid: 3.13 stopped setting
+ * Py_TPFLAGS_VALID_VERSION_TAG, a zero tag means invalid there. */
+static int
+module_type_tag_is_valid(void)
+{
+#if PY_VERSION_HEX >= 0x030D0000
+    return PyModule_Type.tp_version_tag != 0;
+#else
+    return (PyModule_Type.tp_flags & Py_TPFLAGS_VALID_VERSION_TAG) &&
+           PyModule_Type.tp_version_tag != 0;
+#endif
+}
+
+static int
+plain_store_is_dict_store(void)
+{
+    /* The hot path: no interpreter check, it would cost a quarter of a
+     * store (see docs/native-engine.md for what sub-interpreters miss). */
+    if (PyModule_Type.tp_version_tag == fast_store_tag && module_type_tag_is_valid()) {
+        return fast_store_ok;
+    }
+    if (!is_main_interpreter()) {
+        return 0;
+    }
+    /* A type attribute lookup gives ModuleType a valid tag again. */
+    PyObject *probe = PyObject_GetAttr((PyObject *)&PyModule_Type, setattr_key);
+    if (probe == NULL) {
+        PyErr_Clear();
+        return 0;
+    }
+    Py_DECREF(probe);
+    if (!module_type_tag_is_valid()) {
+        /* No tag to cache against (CPython ran out of tags): ask every time. */
+        return 0;
+    }
+    unsigned int tag = PyModule_Type.tp_version_tag;
+    int found = has_plain_named_data_descriptor(&PyModule_Type);
+    if (found == 0) {
+        found = has_plain_named_data_descriptor(&PyBaseObject_Type);
+    }
+    if (found < 0) {
+        PyErr_Clear();
+        return 0;
+    }
+    fast_store_ok = !found;
+    fast_store_tag = tag;
+    return fast_store_ok;
+}
+
 /* The reference implementation's module_setattro: the hook is looked up in the
  * module's own namespace only (no type lookup, no __getattr__); a key present
  * with any value, None included, is called; its result is ignored. */
@@ -198,14 +287,16 @@ hooked_setattro(PyObject *self, PyObject *name, PyObject *value)
         }
         if (value != NULL && Py_TYPE(self) == &PyModule_Type && PyUnicode_Check(name) &&
             !(PyUnicode_GET_LENGTH(name) >= 2 && PyUnicode_READ_CHAR(name, 0) == '_' &&
-              PyUnicode_READ_CHAR(name, 1) == '_')) {
+              PyUnicode_READ_CHAR(name, 1) == '_') &&
+            plain_store_is_dict_store()) {
             /* Fast path for the common store, which decides the cost of the
              * patch on every module: the generic store would first look the
              * name up on the type for a data descriptor, and the only ones
              * ModuleType and object have (__class__, __dict__,
-             * __annotations__) are dunder names; the type dicts of static
-             * builtin types cannot be changed from Python.  So for an exact
-             * ModuleType and any other name it is exactly a dict store. */
+             * __annotations__) are dunder names, and anything added to
+             * their dicts from outside is caught by
+             * plain_store_is_dict_store().  So for an exact ModuleType and
+             * any other name it is exactly a dict store. */
             return PyDict_SetItem(dict, name, value);
         }
     }
