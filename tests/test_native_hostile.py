@@ -478,3 +478,73 @@ def test_data_descriptor_planted_from_outside_gets_its_set(where: str, when: str
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines() == ["[1, 2] False native", "[1, 2] 3"], result.stderr
+
+
+# --- stores at the recursion limit (finding 16) -------------------------------
+
+RECURSION_DEPTHS = """
+import functools, json, sys, types, pep726hook
+m = types.ModuleType("m")
+def hook(name, value):
+    pass
+def deepest(action):
+    def probe(n):
+        if n == 0:
+            action()
+            return
+        probe(n - 1)
+    for n in range(sys.getrecursionlimit() - 100, sys.getrecursionlimit() + 10):
+        try:
+            probe(n)
+        except RecursionError:
+            return n
+def store():
+    m.x = 1
+def call_hook():
+    hook("x", 1)
+depths = {"plain": deepest(store), "hook_called_directly": deepest(call_hook)}
+pep726hook.install("native")
+depths["native"] = deepest(store)
+m.__dict__["__setattr__"] = hook
+depths["native_hooked"] = deepest(store)
+# A hook that recurses in C alone must still end in RecursionError.
+m.__dict__["__setattr__"] = functools.partial(setattr, m)
+try:
+    m.y = 1
+except RecursionError:
+    depths["c_recursion"] = "RecursionError"
+print(json.dumps(depths))
+"""
+
+
+def _recursion_depths() -> dict[str, object]:
+    import json
+
+    result = run_python(RECURSION_DEPTHS)
+    assert result.returncode == 0, result.stderr
+    depths: dict[str, object] = json.loads(result.stdout)
+    return depths
+
+
+def test_hooked_store_at_the_recursion_limit_costs_only_the_hooks_frame() -> None:
+    # hooked_setattro counted a level for a Python hook, whose own frame
+    # counts already: on 3.8-3.11 a hooked store failed one level earlier
+    # than the reference implementation's call of the hook.  A hook that
+    # recurses without Python frames is still stopped.
+    depths = _recursion_depths()
+    assert depths["c_recursion"] == "RecursionError"
+    plain_cost = depths["plain"] - depths["hook_called_directly"]  # type: ignore[operator]
+    native_cost = depths["native"] - depths["native_hooked"]  # type: ignore[operator]
+    assert native_cost == plain_cost, depths
+
+
+@pytest.mark.xfail(
+    sys.version_info < (3, 12),
+    strict=True,
+    reason="3.8-3.11: slot_tp_setattro calls ModuleType.__setattr__, a method "
+    "descriptor, whose call counts a level against the recursion limit "
+    "(docs/native-engine.md)",
+)
+def test_store_at_the_recursion_limit_works_as_without_the_engine() -> None:
+    depths = _recursion_depths()
+    assert depths["native"] == depths["plain"], depths

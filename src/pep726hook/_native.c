@@ -253,6 +253,17 @@ plain_store_is_dict_store(void)
     return fast_store_ok;
 }
 
+/* Whether calling *hook* enters the interpreter's recursion check itself:
+ * a Python function (or a method of one) runs in a new frame, which does. */
+static int
+hook_counts_its_own_level(PyObject *hook)
+{
+    if (PyMethod_Check(hook)) {
+        hook = PyMethod_GET_FUNCTION(hook);
+    }
+    return PyFunction_Check(hook);
+}
+
 /* The reference implementation's module_setattro: the hook is looked up in the
  * module's own namespace only (no type lookup, no __getattr__); a key present
  * with any value, None included, is called; its result is ignored. */
@@ -268,13 +279,21 @@ hooked_setattro(PyObject *self, PyObject *name, PyObject *value)
              * runs; hold our own reference for the duration of the call. */
             Py_INCREF(hook);
             /* A hook that stores on its own module recurses through here;
-             * the C stack must end in RecursionError, not a crash. */
-            if (Py_EnterRecursiveCall(" in a module __setattr__/__delattr__ hook")) {
+             * the C stack must end in RecursionError, not a crash.  A Python
+             * function counts its own frame, as the reference implementation
+             * relied on; counting it again here made stores at the recursion
+             * limit fail one level early (issue 13).  Anything else (a
+             * functools.partial of setattr recurses in C alone) is counted. */
+            int counted = !hook_counts_its_own_level(hook);
+            if (counted &&
+                Py_EnterRecursiveCall(" in a module __setattr__/__delattr__ hook")) {
                 Py_DECREF(hook);
                 return -1;
             }
             PyObject *result = call_hook(hook, name, value);
-            Py_LeaveRecursiveCall();
+            if (counted) {
+                Py_LeaveRecursiveCall();
+            }
             Py_DECREF(hook);
             if (result == NULL) {
                 return -1;
