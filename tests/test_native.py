@@ -716,10 +716,10 @@ def test_uninstall_keeps_python_level_setattr_of_subclasses(when: str) -> None:
     reason="needs test.support and _testcapi.run_in_subinterp",
 )
 def test_cpython_test_support_run_in_subinterp_survives_the_patch() -> None:
-    # _testcapi.run_in_subinterp creates the interpreter with no thread state,
-    # which no audit event announces; on 3.12 the extension wraps it so the
-    # new interpreter does not build its ModuleType dict from the patched slot
-    # (docs/native-engine.md).  First use, with _testcapi not yet imported.
+    # _testcapi.run_in_subinterp creates the interpreter with no thread state;
+    # on 3.12 the new interpreter must not build its ModuleType dict from the
+    # patched slot alone (docs/native-engine.md).  First use, with _testcapi
+    # not yet imported.
     result = run_python(
         """
         import types, pep726hook
