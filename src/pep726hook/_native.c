@@ -746,12 +746,20 @@ native_install(PyObject *module, PyObject *args, PyObject *kwargs)
         }
     }
 #if PATCH_TP_METHODS
-    if (target != hooked_setattro && build_patched_tp_methods() < 0) {
-        return NULL;
+    /* The methods go in before the slot (and come out after it, in
+     * uninstall()): an interpreter that a thread with its own GIL creates
+     * meanwhile must never find slot_tp_setattro without them.  The calls in
+     * between keep the compiler from reordering the two stores. */
+    PyMethodDef *methods_before = PyModule_Type.tp_methods;
+    if (target != hooked_setattro) {
+        if (build_patched_tp_methods() < 0) {
+            return NULL;
+        }
+        PyModule_Type.tp_methods = patched_tp_methods;
     }
 #endif
     if (install_dict_entries(entries) < 0) {
-        return NULL;
+        goto fail;
     }
     if (repoint_subclasses(&PyModule_Type, PyObject_GenericSetAttr, target) < 0) {
         /* No subclass was changed. */
@@ -759,7 +767,7 @@ native_install(PyObject *module, PyObject *args, PyObject *kwargs)
         PyErr_Fetch(&type, &value, &tb);
         (void)uninstall_dict_entries(entries);
         PyErr_Restore(type, value, tb);
-        return NULL;
+        goto fail;
     }
     original_setattro = PyModule_Type.tp_setattro;
     installed_setattro = target;
@@ -767,11 +775,15 @@ native_install(PyObject *module, PyObject *args, PyObject *kwargs)
     patch_owner = PyInterpreterState_Get();
 #if PATCH_TP_METHODS
     if (target != hooked_setattro) {
-        original_tp_methods = PyModule_Type.tp_methods;
-        PyModule_Type.tp_methods = patched_tp_methods;
+        original_tp_methods = methods_before;
     }
 #endif
     Py_RETURN_NONE;
+fail:
+#if PATCH_TP_METHODS
+    PyModule_Type.tp_methods = methods_before;
+#endif
+    return NULL;
 }
 
 PyDoc_STRVAR(uninstall_doc,
