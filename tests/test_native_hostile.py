@@ -128,7 +128,7 @@ def test_interpreters_created_while_an_own_gil_interpreter_runs_survive() -> Non
         thread.join(30)
         assert not thread.is_alive()
         print(created, hooks_work())
-        """
+        """,
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.split() == ["60", "True"], result.stderr
@@ -159,7 +159,7 @@ def test_other_threads_keep_their_hooks_while_interpreters_are_created() -> None
         thread.join(30)
         assert not thread.is_alive()
         print(counts["leaked"], counts["refused"] > 0)
-        """
+        """,
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.split() == ["0", "True"], result.stderr
@@ -183,7 +183,7 @@ def test_audit_events_raised_by_hand_leave_the_hooks_on(event: str) -> None:
         thread.start()
         thread.join(30)
         print(main, seen == [True], hooks_work())
-        """
+        """,
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.split() == ["True", "True", "True"], result.stderr
@@ -223,7 +223,7 @@ def test_interpreter_created_in_c_with_no_thread_state_right_after_install() -> 
         capi = importlib.import_module("_testcapi")
         code = "import types; m = types.ModuleType('m'); m.x = 1"
         print(capi.run_in_subinterp(code), hooks_work())
-        """
+        """,
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.split() == ["0", "True"], result.stderr
@@ -367,14 +367,21 @@ def test_finalize_and_initialize_again_after_install(tmp_path: Path, activation:
             "import pep726hook\npep726hook.install('native')\n"
         )
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(site_dir), SRC]))
-    env["PYTHONHOME"] = sys.base_exec_prefix if sys.base_exec_prefix == sys.base_prefix else (
-        f"{sys.base_prefix}{os.pathsep}{sys.base_exec_prefix}"
+    env["PYTHONHOME"] = (
+        sys.base_exec_prefix
+        if sys.base_exec_prefix == sys.base_prefix
+        else (f"{sys.base_prefix}{os.pathsep}{sys.base_exec_prefix}")
     )
     env.pop("PEP726HOOK", None)
     env.pop("PEP726HOOK_ENGINE", None)
     code = EMBED_CODE.format(install=activation == "code")
     result = subprocess.run(
-        [str(program), code, EMBED_LAST_CODE], capture_output=True, text=True, env=env, timeout=120, check=False
+        [str(program), code, EMBED_LAST_CODE],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=False,
     )
     assert result.returncode == 0, result.stderr
     expected = ["native ['x']"] * 3 + ["None ['x'] wrapper_descriptor"]
@@ -389,7 +396,9 @@ def _module_type_chain(depth: int) -> list[type]:
     chain: list[type] = []
     base: type = types.ModuleType
     for level in range(depth):
-        base = type(f"Level{level}", (base,), {f"prop{level}": property(lambda self: level)})
+        base = type(
+            f"Level{level}", (base,), {f"prop{level}": property(lambda self, level=level: level)}
+        )
         chain.append(base)
     return chain
 
