@@ -664,11 +664,11 @@ def test_subinterpreter_attaches_to_the_main_interpreters_patch(tmp_path: Path, 
     assert "class engine cannot be used on top of it" in result["class"]
     # Detaching the sub-interpreter leaves the main interpreter's patch alone
     # (checked by main_hooked above).  The slot stays patched process-wide:
-    # from 3.12 on a sub-interpreter's own type dict loses its entries, so
-    # its stores are plain again unless the slot calls the hook directly
-    # (3.13); before 3.12 all interpreters share the type dict.
-    expected_after = sys.version_info < (3, 12) or sys.version_info >= (3, 13)
-    assert result["after_uninstall_hooked"] is expected_after
+    # before 3.12 all interpreters share the type dict; from 3.12 on the
+    # sub-interpreter, created while patched, got the hooks in its own type
+    # dict from the start (3.12: tp_methods; 3.13: wrappers around the
+    # direct slot), and uninstall() puts back what it had before install().
+    assert result["after_uninstall_hooked"] is True
 
 
 @pytest.mark.parametrize("kind", _kinds())
@@ -716,10 +716,10 @@ def test_uninstall_keeps_python_level_setattr_of_subclasses(when: str) -> None:
     reason="needs test.support and _testcapi.run_in_subinterp",
 )
 def test_cpython_test_support_run_in_subinterp_survives_the_patch() -> None:
-    # _testcapi.run_in_subinterp creates the interpreter with no thread state,
-    # which no audit event announces; on 3.12 the extension wraps it so the
-    # new interpreter does not build its ModuleType dict from the patched slot
-    # (docs/native-engine.md).  First use, with _testcapi not yet imported.
+    # _testcapi.run_in_subinterp creates the interpreter with no thread state;
+    # on 3.12 the new interpreter must not build its ModuleType dict from the
+    # patched slot alone (docs/native-engine.md).  First use, with _testcapi
+    # not yet imported.
     result = run_python(
         """
         import types, pep726hook

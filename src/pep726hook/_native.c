@@ -164,6 +164,106 @@ call_hook(PyObject *hook, PyObject *name, PyObject *value)
 #endif
 }
 
+/* ---- when a store on an exact module is a plain dict store ----
+ *
+ * The generic store first looks the name up on the type for a data
+ * descriptor.  ModuleType and object define none under other than dunder
+ * names, but their dicts can be changed from outside (ctypes, the
+ * forbiddenfruit recipe), which then calls PyType_Modified() as CPython's own
+ * method cache needs.  So the answer is cached against ModuleType's version
+ * tag, which that invalidates, and computed again when the tag changes.
+ * Only the main interpreter computes it (interpreters with their own GIL must
+ * not write these); until it has, other interpreters take the generic
+ * store. */
+static unsigned int fast_store_tag = 0;
+static int fast_store_ok = 0;
+
+/* 1 if *type*'s dict has a data descriptor under a name the fast path takes
+ * (anything but a str starting with "__"), 0 if not, -1 on error. */
+static int
+has_plain_named_data_descriptor(PyTypeObject *type)
+{
+#if PY_VERSION_HEX >= 0x030C0000
+    PyObject *dict = PyType_GetDict(type);
+#else
+    PyObject *dict = type->tp_dict;
+    Py_XINCREF(dict);
+#endif
+    if (dict == NULL) {
+        return PyErr_Occurred() ? -1 : 0;
+    }
+    int found = 0;
+    Py_ssize_t pos = 0;
+    PyObject *key, *value;
+    while (!found && PyDict_Next(dict, &pos, &key, &value)) {
+        int dunder = PyUnicode_Check(key) && PyUnicode_GET_LENGTH(key) >= 2 &&
+                     PyUnicode_READ_CHAR(key, 0) == '_' && PyUnicode_READ_CHAR(key, 1) == '_';
+        found = !dunder && Py_TYPE(value)->tp_descr_set != NULL;
+    }
+    Py_DECREF(dict);
+    return found;
+}
+
+/* Whether ModuleType's version tag is valid: 3.13 stopped setting
+ * Py_TPFLAGS_VALID_VERSION_TAG, a zero tag means invalid there. */
+static int
+module_type_tag_is_valid(void)
+{
+#if PY_VERSION_HEX >= 0x030D0000
+    return PyModule_Type.tp_version_tag != 0;
+#else
+    return (PyModule_Type.tp_flags & Py_TPFLAGS_VALID_VERSION_TAG) &&
+           PyModule_Type.tp_version_tag != 0;
+#endif
+}
+
+static int
+plain_store_is_dict_store(void)
+{
+    /* The hot path: no interpreter check, it would cost a quarter of a
+     * store (see docs/native-engine.md for what sub-interpreters miss). */
+    if (PyModule_Type.tp_version_tag == fast_store_tag && module_type_tag_is_valid()) {
+        return fast_store_ok;
+    }
+    if (!is_main_interpreter()) {
+        return 0;
+    }
+    /* A type attribute lookup gives ModuleType a valid tag again. */
+    PyObject *probe = PyObject_GetAttr((PyObject *)&PyModule_Type, setattr_key);
+    if (probe == NULL) {
+        PyErr_Clear();
+        return 0;
+    }
+    Py_DECREF(probe);
+    if (!module_type_tag_is_valid()) {
+        /* No tag to cache against (CPython ran out of tags): ask every time. */
+        return 0;
+    }
+    unsigned int tag = PyModule_Type.tp_version_tag;
+    int found = has_plain_named_data_descriptor(&PyModule_Type);
+    if (found == 0) {
+        found = has_plain_named_data_descriptor(&PyBaseObject_Type);
+    }
+    if (found < 0) {
+        PyErr_Clear();
+        return 0;
+    }
+    fast_store_ok = !found;
+    fast_store_tag = tag;
+    return fast_store_ok;
+}
+
+/* Whether calling *hook* enters the interpreter's recursion check itself:
+ * a Python function (or a method of one) runs in a new frame, which does. */
+static int
+hook_counts_its_own_level(PyObject *hook)
+{
+    if (PyMethod_Check(hook)) {
+        hook = PyMethod_GET_FUNCTION(hook);
+    }
+    return PyFunction_Check(hook);
+}
+
 /* The reference implementation's module_setattro: the hook is looked up in the
  * module's own namespace only (no type lookup, no __getattr__); a key present
  * with any value, None included, is called; its result is ignored. */
@@ -179,13 +279,21 @@ hooked_setattro(PyObject *self, PyObject *name, PyObject *value)
              * runs; hold our own reference for the duration of the call. */
             Py_INCREF(hook);
             /* A hook that stores on its own module recurses through here;
-             * the C stack must end in RecursionError, not a crash. */
-            if (Py_EnterRecursiveCall(" in a module __setattr__/__delattr__ hook")) {
+             * the C stack must end in RecursionError, not a crash.  A Python
+             * function counts its own frame, as the reference implementation
+             * relied on; counting it again here made stores at the recursion
+             * limit fail one level early (issue 13).  Anything else (a
+             * functools.partial of setattr recurses in C alone) is counted. */
+            int counted = !hook_counts_its_own_level(hook);
+            if (counted &&
+                Py_EnterRecursiveCall(" in a module __setattr__/__delattr__ hook")) {
                 Py_DECREF(hook);
                 return -1;
             }
             PyObject *result = call_hook(hook, name, value);
-            Py_LeaveRecursiveCall();
+            if (counted) {
+                Py_LeaveRecursiveCall();
+            }
             Py_DECREF(hook);
             if (result == NULL) {
                 return -1;
@@ -198,14 +306,16 @@ hooked_setattro(PyObject *self, PyObject *name, PyObject *value)
         }
         if (value != NULL && Py_TYPE(self) == &PyModule_Type && PyUnicode_Check(name) &&
             !(PyUnicode_GET_LENGTH(name) >= 2 && PyUnicode_READ_CHAR(name, 0) == '_' &&
-              PyUnicode_READ_CHAR(name, 1) == '_')) {
+              PyUnicode_READ_CHAR(name, 1) == '_') &&
+            plain_store_is_dict_store()) {
             /* Fast path for the common store, which decides the cost of the
              * patch on every module: the generic store would first look the
              * name up on the type for a data descriptor, and the only ones
              * ModuleType and object have (__class__, __dict__,
-             * __annotations__) are dunder names; the type dicts of static
-             * builtin types cannot be changed from Python.  So for an exact
-             * ModuleType and any other name it is exactly a dict store. */
+             * __annotations__) are dunder names, and anything added to
+             * their dicts from outside is caught by
+             * plain_store_is_dict_store().  So for an exact ModuleType and
+             * any other name it is exactly a dict store. */
             return PyDict_SetItem(dict, name, value);
         }
     }
@@ -334,246 +444,147 @@ defines_own_setattr(PyTypeObject *type)
 }
 
 /* Heap subclasses copied ModuleType's slot when they were created.  Point those
- * still on *from* at *to*, recursively (issue 3, item 2b).  Subclasses that
- * define __setattr__/__delattr__ in Python have slot_tp_setattro and reach us
- * through super(); they are left alone. */
+ * still on *from* at *to* (issue 3, item 2b).  Subclasses that define
+ * __setattr__/__delattr__ in Python have slot_tp_setattro and reach us
+ * through super(); they are left alone.
+ *
+ * The hierarchy is walked breadth first with a list, not by C recursion: a
+ * chain of one subclass per added module property is a real recipe, and any
+ * depth must work (issue 13).  Every class to change is collected before the
+ * first is changed, so a failure (MemoryError, a __subclasses__ that raises)
+ * leaves every slot as it was. */
 static int
-repoint_subclasses(PyTypeObject *type, setattrofunc from, setattrofunc to, int depth)
+repoint_subclasses(PyTypeObject *root, setattrofunc from, setattrofunc to)
 {
-    if (depth > 200) {
-        /* Deeper hierarchies do not occur; refuse rather than overflow. */
-        PyErr_SetString(PyExc_RecursionError, "ModuleType subclass hierarchy too deep");
-        return -1;
+    PyObject *queue = PyList_New(0);
+    PyObject *seen = PySet_New(NULL);
+    PyObject *change = PyList_New(0);
+    if (queue == NULL || seen == NULL || change == NULL ||
+        PyList_Append(queue, (PyObject *)root) < 0) {
+        goto fail;
     }
-    PyObject *subclasses = PyObject_CallMethod((PyObject *)type, "__subclasses__", NULL);
-    if (subclasses == NULL) {
-        return -1;
-    }
-    if (!PyList_Check(subclasses)) {
-        Py_DECREF(subclasses);
-        PyErr_SetString(PyExc_TypeError, "__subclasses__() did not return a list");
-        return -1;
-    }
-    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(subclasses); i++) {
-        PyObject *item = PyList_GET_ITEM(subclasses, i);
-        if (!PyType_Check(item)) {
-            continue;
+    for (Py_ssize_t next = 0; next < PyList_GET_SIZE(queue); next++) {
+        PyObject *type = PyList_GET_ITEM(queue, next);
+        /* type.__subclasses__(cls), not cls.__subclasses__(): a metaclass may
+         * define its own. */
+        PyObject *subclasses =
+            PyObject_CallMethod((PyObject *)&PyType_Type, "__subclasses__", "O", type);
+        if (subclasses == NULL) {
+            goto fail;
         }
-        PyTypeObject *sub = (PyTypeObject *)item;
-        if (sub->tp_setattro == from) {
+        if (!PyList_Check(subclasses)) {
+            Py_DECREF(subclasses);
+            PyErr_SetString(PyExc_TypeError, "__subclasses__() did not return a list");
+            goto fail;
+        }
+        for (Py_ssize_t i = 0; i < PyList_GET_SIZE(subclasses); i++) {
+            PyObject *item = PyList_GET_ITEM(subclasses, i);
+            if (!PyType_Check(item)) {
+                continue;
+            }
+            /* A class with several ModuleType bases is listed by each.  Keyed
+             * by address: a metaclass's __eq__/__hash__ must not run here. */
+            PyObject *key = PyLong_FromVoidPtr(item);
+            int known = key == NULL ? -1 : PySet_Contains(seen, key);
+            if (known == 0) {
+                known = PySet_Add(seen, key);
+            }
+            Py_XDECREF(key);
+            if (known > 0) {
+                continue;
+            }
+            if (known < 0 || PyList_Append(queue, item) < 0) {
+                Py_DECREF(subclasses);
+                goto fail;
+            }
+            PyTypeObject *sub = (PyTypeObject *)item;
+            if (sub->tp_setattro != from) {
+                continue;
+            }
             int keep = 0;
             if (to == PyObject_GenericSetAttr) {
                 /* On 3.8-3.12 the patched slot is slot_tp_setattro, which is
                  * also what every class defining __setattr__ in Python has:
                  * those must keep it. */
                 keep = defines_own_setattr(sub);
-                if (keep < 0) {
-                    Py_DECREF(subclasses);
-                    return -1;
-                }
             }
-            if (!keep) {
-                sub->tp_setattro = to;
+            if (keep < 0 || (!keep && PyList_Append(change, item) < 0)) {
+                Py_DECREF(subclasses);
+                goto fail;
             }
         }
-        if (repoint_subclasses(sub, from, to, depth + 1) < 0) {
-            Py_DECREF(subclasses);
-            return -1;
-        }
+        Py_DECREF(subclasses);
     }
-    Py_DECREF(subclasses);
+    /* Nothing below can fail. */
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(change); i++) {
+        ((PyTypeObject *)PyList_GET_ITEM(change, i))->tp_setattro = to;
+    }
+    Py_DECREF(queue);
+    Py_DECREF(seen);
+    Py_DECREF(change);
     return 0;
+fail:
+    Py_XDECREF(queue);
+    Py_XDECREF(seen);
+    Py_XDECREF(change);
+    return -1;
 }
 
 /* ---- new interpreters while the slot is slot_tp_setattro (3.12+) ----
  *
  * From 3.12 on every new interpreter builds its own dict for each static
- * builtin type, and add_operators() fills it with slot wrappers around the
- * slots *as they are now*.  With ModuleType's slot at slot_tp_setattro the new
- * dict's '__setattr__' would be a wrapper around slot_tp_setattro, which looks
- * '__setattr__' up and finds itself: infinite recursion, and the new
- * interpreter dies with "Fatal Python error: _PySys_Create" (issue 3, 2c).
- * CPython's own test suite creates sub-interpreters all the time.
+ * builtin type: add_operators() fills it with slot wrappers around the slots
+ * *as they are now*, then the type's tp_methods are added.  With ModuleType's
+ * slot at slot_tp_setattro the new dict's '__setattr__' would be a wrapper
+ * around slot_tp_setattro, which looks '__setattr__' up and finds itself: the
+ * new interpreter dies with "Fatal Python error: _PySys_Create" (issue 3, 2c).
  *
- * An audit hook sees "cpython.PyInterpreterState_New" before the new
- * interpreter's types are readied: the slot goes back to the generic one
- * until the new interpreter raises its first audit event (its first import,
- * after its types are ready), then is patched again.  Meanwhile stores in
- * other threads of other interpreters skip the hooks.
- *
- * CPython raises that event only when the creating thread has a thread state.
- * Py_NewInterpreter() called with none cannot be seen, and still dies (see
- * docs/native-engine.md); _testcapi's functions that do so are wrapped.
- * A direct C slot avoids this but makes hackcheck() reject
- * object.__setattr__(module, ...) on 3.12, which LazyLoader (3.12.3+) and
- * many libraries rely on. */
+ * So while patched, ModuleType's tp_methods is a copy of the original table
+ * followed by our two methods flagged METH_COEXIST, which type_add_method()
+ * stores over the slot wrappers: every interpreter created while patched,
+ * whoever creates it, from any thread, with or without a thread state, gets
+ * our method descriptors in its ModuleType dict from the start.  (An earlier
+ * design lent the generic slot out from an audit hook around each creation;
+ * it raced with other threads and interpreters and could be fooled by
+ * sys.audit(), issue 13.)  The table is never freed: interpreters being
+ * created in other threads may be reading it. */
 #if PY_VERSION_HEX >= 0x030C0000
-static int audit_hook_added = 0;
-/* The interpreter creating a new one while the slot is lent out, or NULL. */
-static PyInterpreterState *lending_creator = NULL;
-/* Calls of a wrapped _testcapi function under way (see below). */
-static int lend_depth = 0;
-static int in_guard = 0;
+#  define PATCH_TP_METHODS 1
+#else
+#  define PATCH_TP_METHODS 0
+#endif
+
+#if PATCH_TP_METHODS
+/* ModuleType's own tp_methods, restored by uninstall(); NULL when unpatched. */
+static PyMethodDef *original_tp_methods = NULL;
+/* The patched table (original entries, ours, sentinel), built once. */
+static PyMethodDef *patched_tp_methods = NULL;
 
 static int
-slot_is_lendable(void)
+build_patched_tp_methods(void)
 {
-    return patch_owner != NULL && installed_setattro != hooked_setattro;
-}
-
-static void
-take_slot_back(void)
-{
-    if (patch_owner != NULL && lending_creator == NULL && lend_depth == 0) {
-        PyModule_Type.tp_setattro = installed_setattro;
-    }
-}
-
-/* _testcapi.run_in_subinterp() (and so test.support.run_in_subinterp, which
- * CPython's own tests use all the time) swaps its thread state out before
- * Py_NewInterpreter(), so no audit event announces the new interpreter.  Its
- * functions that do so (found by running CPython 3.12's test_import and
- * test_capi under the native engine) are wrapped to lend the generic slot for
- * the whole call. */
-static PyObject *
-lending_call(PyObject *original, PyObject *args, PyObject *kwargs)
-{
-    int lent = slot_is_lendable();
-    if (lent) {
-        lend_depth++;
-        PyModule_Type.tp_setattro = original_setattro;
-    }
-    PyObject *result = PyObject_Call(original, args, kwargs);
-    if (lent) {
-        lend_depth--;
-        take_slot_back();
-    }
-    return result;
-}
-
-static PyMethodDef lending_def = {
-    "_pep726hook_lending_call", (PyCFunction)(void (*)(void))lending_call,
-    METH_VARARGS | METH_KEYWORDS,
-    "A _testcapi function called with ModuleType's generic slot lent to any "
-    "interpreter it creates (pep726hook)."};
-
-/* The _testcapi module object last wrapped; identity only, no reference. */
-static PyObject *wrapped_testcapi = NULL;
-
-static int
-should_lend(PyObject *key, PyObject *value)
-{
-    if (!PyUnicode_Check(key) || !PyCFunction_Check(value) ||
-        PyCFunction_GET_FUNCTION(value) == (PyCFunction)(void (*)(void))lending_call) {
+    if (patched_tp_methods != NULL) {
         return 0;
     }
-    /* run_in_subinterp*, and test_* functions, several of which create
-     * interpreters in C (test_atexit, test_current_tstate_matches, ...). */
-    static const char prefix[] = "test_";
-    int is_test = PyUnicode_GET_LENGTH(key) > 5;
-    for (Py_ssize_t i = 0; is_test && i < 5; i++) {
-        is_test = PyUnicode_READ_CHAR(key, i) == (Py_UCS4)prefix[i];
+    Py_ssize_t count = 0;
+    for (PyMethodDef *def = PyModule_Type.tp_methods; def != NULL && def->ml_name != NULL;
+         def++) {
+        count++;
     }
-    return is_test || PyUnicode_CompareWithASCIIString(key, "run_in_subinterp") == 0 ||
-           PyUnicode_CompareWithASCIIString(key, "run_in_subinterp_with_config") == 0;
-}
-
-/* Wrap _testcapi's functions if it is imported (or, with *import_now*, import
- * it first).  Never raises: called from the audit hook. */
-static void
-wrap_testcapi(int import_now)
-{
-    PyObject *type, *value, *tb;
-    PyErr_Fetch(&type, &value, &tb);
-    PyObject *name = PyUnicode_FromString("_testcapi");
-    PyObject *module = NULL;
-    if (name != NULL) {
-        module = import_now ? PyImport_Import(name) : PyImport_GetModule(name);
-        Py_DECREF(name);
-    }
-    PyObject *dict = (module != NULL && PyModule_Check(module)) ? PyModule_GetDict(module) : NULL;
-    PyObject *sentinel = dict == NULL ? NULL : PyDict_GetItemString(dict, "run_in_subinterp");
-    if (dict != NULL && !(module == wrapped_testcapi && sentinel != NULL &&
-                          PyCFunction_Check(sentinel) &&
-                          PyCFunction_GET_FUNCTION(sentinel) ==
-                              (PyCFunction)(void (*)(void))lending_call)) {
-        PyObject *items = PyDict_Items(dict);
-        for (Py_ssize_t i = 0; items != NULL && i < PyList_GET_SIZE(items); i++) {
-            PyObject *pair = PyList_GET_ITEM(items, i);
-            PyObject *key = PyTuple_GET_ITEM(pair, 0);
-            PyObject *original = PyTuple_GET_ITEM(pair, 1);
-            if (!should_lend(key, original)) {
-                continue;
-            }
-            PyObject *wrapper = PyCFunction_NewEx(&lending_def, original, NULL);
-            if (wrapper == NULL || PyDict_SetItem(dict, key, wrapper) < 0) {
-                PyErr_Clear();
-            }
-            Py_XDECREF(wrapper);
-        }
-        Py_XDECREF(items);
-        wrapped_testcapi = module;
-    }
-    Py_XDECREF(module);
-    PyErr_Clear();
-    PyErr_Restore(type, value, tb);
-}
-
-static int
-new_interpreter_guard(const char *event, PyObject *args, void *data)
-{
-    (void)data;
-    if (in_guard) {
-        return 0;
-    }
-    in_guard = 1;
-    /* Checked at every event, not once: regrtest and import_fresh_module
-     * drop _testcapi from sys.modules, and a new import of a single-phase
-     * extension comes with fresh, unwrapped functions. */
-    if (slot_is_lendable() && patch_owner == PyInterpreterState_Get()) {
-        /* "import" is raised before the import system runs (and before it
-         * takes the module lock), often right before the call: import it
-         * here so it is wrapped in time; the import then finds it done.
-         * Other imports (importlib.import_module raises no event) are
-         * caught at the next event. */
-        int importing = strcmp(event, "import") == 0 && PyTuple_Check(args) &&
-                        PyTuple_GET_SIZE(args) > 0 &&
-                        PyUnicode_Check(PyTuple_GET_ITEM(args, 0)) &&
-                        PyUnicode_CompareWithASCIIString(PyTuple_GET_ITEM(args, 0),
-                                                         "_testcapi") == 0;
-        wrap_testcapi(importing);
-    }
-    if (lending_creator == NULL) {
-        if (slot_is_lendable() && strcmp(event, "cpython.PyInterpreterState_New") == 0) {
-            lending_creator = PyInterpreterState_Get();
-            PyModule_Type.tp_setattro = original_setattro;
-        }
-    }
-    else if (PyInterpreterState_Get() != lending_creator ||
-             strcmp(event, "cpython.PyInterpreterState_Clear") == 0) {
-        /* The new interpreter is running code (or failed and is being
-         * cleared): its ModuleType dict is built. */
-        lending_creator = NULL;
-        take_slot_back();
-    }
-    in_guard = 0;
-    return 0;
-}
-
-static int
-add_new_interpreter_guard(void)
-{
-    if (audit_hook_added) {
-        return 0;
-    }
-    if (PySys_AddAuditHook(new_interpreter_guard, NULL) < 0) {
-        if (!PyErr_Occurred()) {
-            PyErr_SetString(PyExc_RuntimeError,
-                            "could not add the audit hook that protects new interpreters");
-        }
+    /* Plain malloc: the table outlives every interpreter and runtime. */
+    PyMethodDef *table = (PyMethodDef *)calloc((size_t)count + 3, sizeof(PyMethodDef));
+    if (table == NULL) {
+        PyErr_NoMemory();
         return -1;
     }
-    audit_hook_added = 1;
+    if (count > 0) {
+        memcpy(table, PyModule_Type.tp_methods, (size_t)count * sizeof(PyMethodDef));
+    }
+    table[count] = setattr_def;
+    table[count].ml_flags |= METH_COEXIST;
+    table[count + 1] = delattr_def;
+    table[count + 1].ml_flags |= METH_COEXIST;
+    patched_tp_methods = table;
     return 0;
 }
 #endif
@@ -734,34 +745,45 @@ native_install(PyObject *module, PyObject *args, PyObject *kwargs)
             return NULL;
         }
     }
-#if PY_VERSION_HEX >= 0x030C0000
-    if (target != hooked_setattro && add_new_interpreter_guard() < 0) {
-        return NULL;
+#if PATCH_TP_METHODS
+    /* The methods go in before the slot (and come out after it, in
+     * uninstall()): an interpreter that a thread with its own GIL creates
+     * meanwhile must never find slot_tp_setattro without them.  The calls in
+     * between keep the compiler from reordering the two stores. */
+    PyMethodDef *methods_before = PyModule_Type.tp_methods;
+    if (target != hooked_setattro) {
+        if (build_patched_tp_methods() < 0) {
+            return NULL;
+        }
+        PyModule_Type.tp_methods = patched_tp_methods;
     }
 #endif
     if (install_dict_entries(entries) < 0) {
-        return NULL;
+        goto fail;
     }
-    if (repoint_subclasses(&PyModule_Type, PyObject_GenericSetAttr, target, 0) < 0) {
+    if (repoint_subclasses(&PyModule_Type, PyObject_GenericSetAttr, target) < 0) {
+        /* No subclass was changed. */
         PyObject *type, *value, *tb;
         PyErr_Fetch(&type, &value, &tb);
-        if (repoint_subclasses(&PyModule_Type, target, PyObject_GenericSetAttr, 0) < 0) {
-            PyErr_Clear();
-        }
         (void)uninstall_dict_entries(entries);
         PyErr_Restore(type, value, tb);
-        return NULL;
+        goto fail;
     }
     original_setattro = PyModule_Type.tp_setattro;
     installed_setattro = target;
     PyModule_Type.tp_setattro = target;
     patch_owner = PyInterpreterState_Get();
-#if PY_VERSION_HEX >= 0x030C0000
+#if PATCH_TP_METHODS
     if (target != hooked_setattro) {
-        wrap_testcapi(0);
+        original_tp_methods = methods_before;
     }
 #endif
     Py_RETURN_NONE;
+fail:
+#if PATCH_TP_METHODS
+    PyModule_Type.tp_methods = methods_before;
+#endif
+    return NULL;
 }
 
 PyDoc_STRVAR(uninstall_doc,
@@ -787,14 +809,17 @@ native_uninstall(PyObject *module, PyObject *Py_UNUSED(ignored))
         return NULL;
     }
     if (patch_owner != NULL) {
-        if (repoint_subclasses(&PyModule_Type, installed_setattro, original_setattro, 0) < 0) {
+        if (repoint_subclasses(&PyModule_Type, installed_setattro, original_setattro) < 0) {
             return NULL;
         }
         PyModule_Type.tp_setattro = original_setattro;
         patch_owner = NULL;
         installed_setattro = NULL;
-#if PY_VERSION_HEX >= 0x030C0000
-        lending_creator = NULL;
+#if PATCH_TP_METHODS
+        if (original_tp_methods != NULL) {
+            PyModule_Type.tp_methods = original_tp_methods;
+            original_tp_methods = NULL;
+        }
 #endif
         PyType_Modified(&PyModule_Type);
     }
@@ -896,6 +921,49 @@ static PyMethodDef native_methods[] = {
 
 /* ---- module lifecycle (multi-phase init, needed for sub-interpreters) ---- */
 
+/* An embedding program may call Py_FinalizeEx() and then Py_Initialize()
+ * again; this library (and so every static above) stays loaded.  From 3.11 on
+ * finalisation tears the static builtin types down and the next
+ * initialisation readies them again from their slots as they are: a patched
+ * slot_tp_setattro there makes the new ModuleType dict recurse ("Fatal Python
+ * error: _PySys_Create: failed to create a module object", issue 13), and our
+ * statics would point at objects of the finished runtime.  Py_AtExit
+ * functions run after that teardown, so this one, without touching any
+ * object, puts the type back as it was and forgets the finished runtime.
+ * Where ModuleType survives finalisation (3.8-3.10 keep static types
+ * readied, and so their dicts with our entries) the patch carries over into
+ * the next runtime, as the class engine's classes would not, and nothing is
+ * reset. */
+static int atexit_registered = 0;
+
+static void
+forget_finished_runtime(void)
+{
+    atexit_registered = 0;
+    if (PyModule_Type.tp_flags & Py_TPFLAGS_READY) {
+        return;
+    }
+    if (patch_owner != NULL) {
+        PyModule_Type.tp_setattro = original_setattro;
+    }
+#if PATCH_TP_METHODS
+    if (original_tp_methods != NULL) {
+        PyModule_Type.tp_methods = original_tp_methods;
+        original_tp_methods = NULL;
+    }
+#endif
+    patch_owner = NULL;
+    installed_setattro = NULL;
+    /* Their objects died with the runtime: drop the pointers, not references. */
+    main_entries.installed = 0;
+    main_entries.saved_setattr = NULL;
+    main_entries.saved_delattr = NULL;
+    main_entries.setattr_descr = NULL;
+    main_entries.delattr_descr = NULL;
+    setattr_key = NULL;
+    delattr_key = NULL;
+}
+
 static int
 native_exec(PyObject *module)
 {
@@ -912,6 +980,14 @@ native_exec(PyObject *module)
         if (delattr_key == NULL) {
             return -1;
         }
+    }
+    if (!atexit_registered && is_main_interpreter()) {
+        if (Py_AtExit(forget_finished_runtime) < 0) {
+            PyErr_SetString(PyExc_RuntimeError,
+                            "pep726hook._native could not register its Py_AtExit function");
+            return -1;
+        }
+        atexit_registered = 1;
     }
     if (PyModule_AddIntConstant(module, "DIRECT_SLOT_IS_SAFE", DIRECT_SLOT_IS_SAFE) < 0) {
         return -1;
