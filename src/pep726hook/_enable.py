@@ -28,7 +28,9 @@ from ._engines import EngineUnavailableError, create_engine, requested_engine_na
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from types import ModuleType
     from typing import Any, Callable
+    from weakref import ReferenceType
 
     from ._engines import Engine
     from ._native_engine import NativeEngine
@@ -97,7 +99,7 @@ def opted_in_class_for(base: type) -> type:
 
 # id(module) -> weak reference to each module that opted in, and the engine
 # they share.  Kept small and read without the lock on the fast path.
-_opted_in: dict[int, Any] = {}
+_opted_in: dict[int, ReferenceType[ModuleType]] = {}
 _engine: Engine | None = None
 
 

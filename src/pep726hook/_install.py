@@ -90,6 +90,8 @@ def install(engine: str | None = None) -> Installation:
                     f"engine; call uninstall() before installing the {name!r} engine"
                 )
             return Installation(_active_engine.name, installed_now=False)
+        # Opted-in modules that are gone no longer hold their engine (and its patch).
+        _enable.release_unused()
         new_engine = create_engine(_enable.engine_for_install(name))
         new_engine.activate()
         try:
