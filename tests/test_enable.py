@@ -178,20 +178,27 @@ def test_bad_arguments_are_refused_and_leave_nothing_behind(enable_engine: str) 
     assert not _native_patched()
 
 
-def test_invalid_engine_variable_is_a_value_error(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_invalid_engine_variable_warns_and_never_fails_the_import(
+    monkeypatch: pytest.MonkeyPatch, write_module: Callable[..., Path]
+) -> None:
     monkeypatch.setenv("PEP726HOOK_ENGINE", "fast")
-    with pytest.raises(ValueError, match="PEP726HOOK_ENGINE"):
-        pep726hook.enable(types.ModuleType("m"))
-    assert _enable.opted_in_engine() is None
+    write_module("badvar", LIBRARY)
+    with pytest.warns(RuntimeWarning, match=r"PEP726HOOK_ENGINE.*using the 'auto' engine") as w:
+        module = importlib.import_module("badvar")
+    assert w[0].filename.endswith("badvar.py")  # points at the enable() call
+    assert pep726hook.engine(module) == ENGINES[0]
+    assert module.log == [("set", "during_body", 1)]
 
 
 @pytest.mark.skipif(NATIVE, reason="the native engine runs here")
-def test_native_engine_variable_fails_clearly_where_unavailable(
+def test_native_engine_variable_where_unavailable_warns_and_uses_class(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setenv("PEP726HOOK_ENGINE", "native")
-    with pytest.raises(pep726hook.EngineUnavailableError):
-        pep726hook.enable(types.ModuleType("m"))
+    module = types.ModuleType("m")
+    with pytest.warns(RuntimeWarning, match="using the 'auto' engine"):
+        pep726hook.enable(module)
+    assert pep726hook.engine(module) == "class"
 
 
 def test_uninstall_leaves_opted_in_modules_hooked(

@@ -19,6 +19,7 @@ The rules against the process-wide hook (:mod:`._install`):
 
 from __future__ import annotations
 
+import _warnings
 import _weakref
 import sys
 
@@ -120,10 +121,12 @@ def enable(module: str | ModuleType) -> ModuleType:
     module) and otherwise the class engine for this module only; installs no
     finder.  Idempotent and thread-safe.
 
-    Raises TypeError when *module* is not a module or a name, ValueError for
-    a name not in ``sys.modules`` or an invalid ``$PEP726HOOK_ENGINE``, and
-    EngineUnavailableError when ``$PEP726HOOK_ENGINE`` names an engine that
-    cannot run here.
+    The engine is the one opted-in modules or :func:`install` already use,
+    else ``$PEP726HOOK_ENGINE``, else ``auto``; a variable naming an unknown
+    engine or one that cannot run here gives a RuntimeWarning and ``auto``.
+
+    Raises TypeError when *module* is not a module or a name, and ValueError
+    for a name not in ``sys.modules``.
     """
     target = _module_named(module)
     ref = _opted_in.get(id(target))
@@ -172,7 +175,15 @@ def _engine_for_enable() -> Engine:
     if active is not None:
         _engine = active
         return active
-    engine = create_engine(requested_engine_name(None))
+    try:
+        engine = create_engine(requested_engine_name(None))
+    except (ValueError, EngineUnavailableError) as error:
+        # The variable is the user's, not the library's: as with the .pth
+        # line, a bad value is reported and never fails the library's import.
+        _warnings.warn(
+            f"pep726hook.enable(): {error}; using the 'auto' engine", RuntimeWarning, stacklevel=3
+        )
+        engine = create_engine("auto")
     if engine.name == "native":
         # Process-wide, and idempotent if a sub-interpreter's main
         # interpreter patched already; kept until no opted-in module is left.
