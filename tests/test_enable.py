@@ -229,7 +229,7 @@ def test_install_after_enable_reuses_its_engine_and_refuses_the_other(
         assert installation.engine == enable_engine
     assert pep726hook.install("auto").engine == enable_engine
     pep726hook.uninstall()
-    others = [name for name in ("native", "class") if name != enable_engine]
+    others = [name for name in ENGINES if name != enable_engine]
     for other in others:
         meta_path = list(sys.meta_path)
         with pytest.raises(pep726hook.EngineUnavailableError, match=r"enable\(\) \(optlib\)"):
@@ -237,6 +237,25 @@ def test_install_after_enable_reuses_its_engine_and_refuses_the_other(
         assert sys.meta_path == meta_path and not pep726hook.is_installed()
     module.still = 1
     assert module.log[-1] == ("set", "still", 1)
+
+
+def test_conflict_message_names_a_few_opted_in_modules(enable_engine: str) -> None:
+    other = "class" if enable_engine == "native" else "native"
+    if other not in ENGINES:
+        pytest.skip(f"the {other} engine is not available here")
+    modules = [pep726hook.enable(types.ModuleType(f"many{i}")) for i in range(5)]
+    with pytest.raises(pep726hook.EngineUnavailableError, match=r"\(many0, many1, many2 and 2 more\)"):
+        pep726hook.install(other)
+    del modules
+    _forget()
+
+
+@pytest.mark.skipif(NATIVE, reason="the native engine runs here")
+def test_native_request_where_unavailable_says_why_even_after_an_opt_in() -> None:
+    module = pep726hook.enable(types.ModuleType("m"))
+    with pytest.raises(pep726hook.EngineUnavailableError, match="native engine"):
+        pep726hook.install("native")
+    assert pep726hook.engine(module) == "class"
 
 
 def test_enable_after_install_uses_the_installed_engine(

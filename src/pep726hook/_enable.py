@@ -25,7 +25,12 @@ import sys
 
 from . import _install as _installation
 from ._class_engine import HookAwareModule, _is_lazy_module_class, original_class_of
-from ._engines import EngineUnavailableError, create_engine, requested_engine_name
+from ._engines import (
+    EngineUnavailableError,
+    create_engine,
+    native_unavailable_reason,
+    requested_engine_name,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -226,9 +231,15 @@ def engine_for_install(requested: str) -> str:
     opted = opted_in_engine()
     if opted is None or requested in ("auto", opted):
         return requested if opted is None else opted
-    names = ", ".join(sorted({str(_namespace_of(m).get("__name__")) for m in _live_modules()}))
+    if requested == "native":
+        # Where native cannot run at all, that is the news, not the conflict.
+        reason = native_unavailable_reason()
+        if reason is not None:
+            raise EngineUnavailableError(reason)
+    names = sorted({str(_namespace_of(m).get("__name__")) for m in _live_modules()})
+    shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
     raise EngineUnavailableError(
-        f"modules opted in with pep726hook.enable() ({names}) use the {opted!r} engine, "
+        f"modules opted in with pep726hook.enable() ({shown}) use the {opted!r} engine, "
         f"and the two engines never mix in one process; install the {opted!r} or 'auto' "
         f"engine instead of {requested!r}, or, to have {requested!r} everywhere, set "
         f"$PEP726HOOK_ENGINE={requested} before those modules are imported"
