@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import importlib
+import importlib.util
 import sys
 import threading
 import types
@@ -167,6 +168,24 @@ def test_package_init_opts_in_and_sees_its_submodule_stored(
     importlib.import_module("optpkg.sub")
     assert "sub" in package.seen  # importlib's setattr(package, "sub", submodule)
     assert package.sub.value == 1
+
+
+def test_lazily_loaded_module_opts_in_when_its_body_runs(
+    enable_engine: str, write_module: Callable[..., Path]
+) -> None:
+    write_module("lazyopt", LIBRARY)
+    spec = importlib.util.find_spec("lazyopt")
+    assert spec is not None and spec.loader is not None
+    loader = importlib.util.LazyLoader(spec.loader)
+    spec.loader = loader
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["lazyopt"] = module
+    loader.exec_module(module)
+    assert module.log == [("set", "during_body", 1)]  # the first read ran the body
+    module.x = 1
+    assert module.log[-1] == ("set", "x", 1)
+    assert pep726hook.engine(module) == enable_engine
+    assert type(module).__name__ == "module"  # no longer a _LazyModule
 
 
 def test_bad_arguments_are_refused_and_leave_nothing_behind(enable_engine: str) -> None:
