@@ -13,6 +13,7 @@ Three figures, medians:
 plus ``import pep726hook`` itself in a fresh process, which a library pays too.
 
     python benchmarks/bench_enable.py --processes 30
+    python benchmarks/bench_enable.py --installed     # the interpreter's own pep726hook
     PEP726HOOK_ENGINE=class python benchmarks/bench_enable.py
 """
 
@@ -46,8 +47,10 @@ print(imported - start, loaded - imported, t1 - t0, t2 - t1, pep726hook.engine(f
 """
 
 
-def children(processes: int, engine: str | None) -> tuple[str, dict[str, list[float]]]:
-    env = dict(os.environ, PYTHONPATH=SRC)
+def children(
+    processes: int, engine: str | None, installed: bool
+) -> tuple[str, dict[str, list[float]]]:
+    env = dict(os.environ) if installed else dict(os.environ, PYTHONPATH=SRC)
     env.pop("PEP726HOOK", None)
     if engine:
         env["PEP726HOOK_ENGINE"] = engine
@@ -64,10 +67,11 @@ def children(processes: int, engine: str | None) -> tuple[str, dict[str, list[fl
     return name, samples
 
 
-def repeated(engine: str | None) -> float:
+def repeated(engine: str | None, installed: bool) -> float:
     if engine:
         os.environ["PEP726HOOK_ENGINE"] = engine
-    sys.path.insert(0, SRC)
+    if not installed:
+        sys.path.insert(0, SRC)
     import types
 
     import pep726hook
@@ -84,9 +88,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--processes", type=int, default=30)
     parser.add_argument("--json-out")
+    parser.add_argument(
+        "--installed",
+        action="store_true",
+        help="measure the installed pep726hook instead of src/ (built in place)",
+    )
     args = parser.parse_args()
     engine = os.environ.get("PEP726HOOK_ENGINE") or None
-    name, samples = children(args.processes, engine)
+    name, samples = children(args.processes, engine, args.installed)
     result = {
         "python": sys.version.split()[0],
         "implementation": sys.implementation.name,
@@ -96,7 +105,7 @@ def main() -> None:
             "load extension": statistics.median(samples["load extension"]) * 1e6,
             "first": statistics.median(samples["first"]) * 1e6,
             "next module": statistics.median(samples["next module"]) * 1e6,
-            "repeated": repeated(engine) * 1e6,
+            "repeated": repeated(engine, args.installed) * 1e6,
         },
     }
     print(f"{result['implementation']} {result['python']}, engine {name}")
