@@ -181,7 +181,11 @@ def test_lazily_loaded_module_opts_in_when_its_body_runs(
     module = importlib.util.module_from_spec(spec)
     sys.modules["lazyopt"] = module
     loader.exec_module(module)
-    assert module.log == [("set", "during_body", 1)]  # the first read ran the body
+    # The first read runs the body.  Some LazyLoader versions (PyPy 3.11's
+    # stdlib) then assign __class__ by attribute, a store the hook sees too
+    # (README, "Hooks see what importlib stores too").
+    stores = [entry for entry in module.log if entry[1] != "__class__"]
+    assert stores == [("set", "during_body", 1)]
     module.x = 1
     assert module.log[-1] == ("set", "x", 1)
     assert pep726hook.engine(module) == enable_engine
