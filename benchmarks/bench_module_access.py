@@ -10,7 +10,14 @@ Configurations, each measured in its own pyperf worker processes:
 * ``native-alt``: the native engine with the slot design *not* chosen for this
   version (direct C slot on 3.8-3.12, where it breaks ``object.__setattr__`` on
   modules; ``slot_tp_setattro`` on 3.13), for the design comparison in
-  ``docs/native-engine.md``.
+  ``docs/native-engine.md``;
+* ``library-hack``: an mpmath-style library guarding its settings with its own
+  ``ModuleType`` subclass (``__setattr__`` refuses ``dps``, stores the rest);
+* ``library-enable``: the same library written as a PEP 726 hook and opted in
+  with ``pep726hook.enable()`` (``auto``: native where available), no
+  process-wide hook; ``library-enable-class`` the same with the class engine
+  (``PEP726HOOK_ENGINE=class``), where native is the default.  Their
+  ``hooked-write`` is a store of a name the guard lets through.
 
 Operations: ``read`` (``m.x``), ``hooked-write`` (``m.x = v`` calling the
 module's ``__setattr__``), ``unhooked-write`` (``m.x = v`` on a module that
@@ -20,6 +27,7 @@ time of one operation.
 
     python benchmarks/bench_module_access.py --fast -o access.json
     python benchmarks/bench_module_access.py -p 1 -n 3 --rounds 4 -o access.json
+    python benchmarks/bench_module_access.py --configs library-hack,library-enable -o lib.json
 """
 
 from __future__ import annotations
@@ -48,6 +56,16 @@ def __delattr__(name):
     _store.pop(name, None)
 """
 UNHOOKED_SOURCE = "x = 1\n"
+# The mpmath case: a guard against ``mp.dps = 50``, other names stored as usual.
+LIBRARY_HOOK_SOURCE = """
+x = 1
+_GUARDED = frozenset({"dps", "prec"})
+def __setattr__(name, value):
+    if name in _GUARDED:
+        raise AttributeError(f"set {__name__}.mp.{name} instead")
+    globals()[name] = value
+"""
+LIBRARY_HACK_SOURCE = "x = 1\n"
 
 
 class Workaround(ModuleType):
@@ -68,6 +86,17 @@ class Workaround(ModuleType):
         super().__delattr__(name)
 
 
+class LibraryHack(ModuleType):
+    """The library's own guard class, as libraries ship it without PEP 726."""
+
+    _GUARDED = frozenset({"dps", "prec"})
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name in self._GUARDED:
+            raise AttributeError(f"set {self.__name__}.mp.{name} instead")
+        super().__setattr__(name, value)
+
+
 def _native_available() -> bool:
     if sys.implementation.name != "cpython":
         return False
@@ -81,6 +110,9 @@ def configurations() -> list[str]:
     configs = ["plain", "workaround", "class"]
     if _native_available():
         configs += ["native", "native-alt"]
+    configs += ["library-hack", "library-enable"]
+    if _native_available():
+        configs.append("library-enable-class")
     return configs
 
 
@@ -90,6 +122,9 @@ OPERATIONS: dict[str, tuple[str, ...]] = {
     "class": ("read", "hooked-write", "unhooked-write", "hooked-delete"),
     "native": ("read", "hooked-write", "unhooked-write", "hooked-delete"),
     "native-alt": ("hooked-write", "unhooked-write"),
+    "library-hack": ("read", "hooked-write"),
+    "library-enable": ("read", "hooked-write"),
+    "library-enable-class": ("read", "hooked-write"),
 }
 
 
@@ -112,6 +147,15 @@ def prepare(config: str) -> tuple[Any, Any]:
     elif config == "workaround":
         hooked = _module(Workaround, HOOKED_SOURCE)
         unhooked = _module(Workaround, UNHOOKED_SOURCE)
+    elif config == "library-hack":
+        hooked, unhooked = _module(LibraryHack, LIBRARY_HACK_SOURCE), None
+    elif config.startswith("library-enable"):
+        import pep726hook
+
+        if config == "library-enable-class":
+            os.environ["PEP726HOOK_ENGINE"] = "class"
+        hooked = pep726hook.enable(_module(ModuleType, LIBRARY_HOOK_SOURCE))
+        unhooked = None
     else:
         import pep726hook
 
@@ -164,6 +208,8 @@ def bench(loops: int, config: str, operation: str) -> float:
 def _forward_rounds(cmd: list[str], args: Any) -> None:
     # Workers must register the same benchmarks in the same order.
     cmd.extend(["--rounds", str(args.rounds)])
+    if args.configs:
+        cmd.extend(["--configs", args.configs])
 
 
 def main() -> None:
@@ -176,10 +222,17 @@ def main() -> None:
         "when reading the results): spreads each case over the whole run so that drift "
         "on a shared machine hits all cases alike",
     )
-    rounds = runner.parse_args().rounds
+    runner.argparser.add_argument(
+        "--configs",
+        default="",
+        help="comma-separated configurations to run (default: all this interpreter has)",
+    )
+    args = runner.parse_args()
+    rounds = args.rounds
+    chosen = [c for c in configurations() if not args.configs or c in args.configs.split(",")]
     runner.metadata["description"] = "module attribute access under PEP 726 hooks"
     for round_ in range(rounds):
-        for config in configurations():
+        for config in chosen:
             for operation in OPERATIONS[config]:
                 name = f"{config}/{operation}" + (f"#{round_}" if rounds > 1 else "")
                 runner.bench_time_func(name, bench, config, operation, inner_loops=INNER)

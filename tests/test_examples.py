@@ -9,6 +9,9 @@ from typing import Iterator
 
 import pytest
 
+import pep726hook
+
+ENGINES = pep726hook.available_engines()
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
 EXPECTED_OUTPUT = {
@@ -40,6 +43,12 @@ EXPECTED_OUTPUT = {
         "  (building the imperial table)",
         "length unit: ft",
     ],
+    "library_optin": [
+        "working precision: 15 digits -> 3.14159265358979",
+        "AttributeError: mpcompat.dps = 50 would not change the precision; set mpcompat.mp.dps instead",
+        "working precision: 50 digits -> 3.14159265358979323846264338327950288",
+        "mp.pi_digits = 36",
+    ],
     "sys_validation": [
         "settings.registry = 123      -> TypeError: settings.registry must be a dict, not int",
         "settings.excepthook = None   -> TypeError: settings.excepthook must be callable",
@@ -47,6 +56,8 @@ EXPECTED_OUTPUT = {
         "registry: {'a': 1}",
     ],
 }
+# Libraries that opt themselves in with pep726hook.enable(): no hook to turn on.
+OPTED_IN = {"library_optin"}
 
 
 @pytest.fixture(autouse=True)
@@ -72,7 +83,7 @@ def test_example_shows_its_documented_behaviour(
     assert capsys.readouterr().out.splitlines() == EXPECTED_OUTPUT[name]
 
 
-@pytest.mark.parametrize("name", sorted(EXPECTED_OUTPUT))
+@pytest.mark.parametrize("name", sorted(set(EXPECTED_OUTPUT) - OPTED_IN))
 def test_example_refuses_to_pass_without_the_hook(
     name: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -80,3 +91,33 @@ def test_example_refuses_to_pass_without_the_hook(
     sys.path.insert(0, str(directory))
     with pytest.raises(SystemExit, match="is pep726hook active"):
         runpy.run_path(str(directory / "main.py"), run_name="__main__")
+
+
+@pytest.mark.parametrize("name", sorted(OPTED_IN))
+@pytest.mark.parametrize("engine_variable", ENGINES)
+def test_opted_in_example_needs_no_process_wide_hook(
+    name: str,
+    engine_variable: str,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.setenv("PEP726HOOK_ENGINE", engine_variable)
+    meta_path = list(sys.meta_path)
+    directory = EXAMPLES / name
+    sys.path.insert(0, str(directory))
+    runpy.run_path(str(directory / "main.py"), run_name="__main__")
+    assert capsys.readouterr().out.splitlines() == EXPECTED_OUTPUT[name]
+    assert sys.meta_path == meta_path
+    assert not pep726hook.is_installed()
+
+
+@pytest.mark.parametrize("name", sorted(OPTED_IN))
+def test_opted_in_example_keeps_its_guard_without_pep726hook(
+    name: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # ``import pep726hook`` raises ImportError: the library's own class takes over.
+    monkeypatch.setitem(sys.modules, "pep726hook", None)  # type: ignore[arg-type]
+    directory = EXAMPLES / name
+    sys.path.insert(0, str(directory))
+    runpy.run_path(str(directory / "main.py"), run_name="__main__")
+    assert capsys.readouterr().out.splitlines() == EXPECTED_OUTPUT[name]

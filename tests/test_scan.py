@@ -285,8 +285,20 @@ def test_mpmath_style_workaround(site: Path, capsys: pytest.CaptureFixture[str])
     suggestion = finding["suggestion"]
     assert 'define module-level "def __setattr__(name, value): ..."' in suggestion
     assert "__getattr__" in suggestion  # the getter becomes a PEP 562 read
-    assert "drop class _MPModule" in suggestion
+    # The class stays as the fallback without pep726hook: the guard never disappears.
+    assert "opt in with pep726hook.enable(__name__)" in suggestion
+    assert "keeping class _MPModule only as the fallback where pep726hook cannot" in suggestion
+    assert "drop" not in suggestion
     assert "__delattr__" not in suggestion
+
+
+def test_workaround_kept_as_the_enable_fallback_needs_no_change(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    library = Path(__file__).resolve().parent.parent / "examples" / "library_optin"
+    document = run_json(capsys, "--path", str(library))
+    (finding,) = [f for f in document["findings"] if f["kind"] == "class_workaround"]
+    assert finding["suggestion"].startswith("none: the module opts in with pep726hook.enable()")
 
 
 def test_sys_modules_replacement_and_aliases(

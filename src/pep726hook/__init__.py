@@ -11,6 +11,7 @@ warning stops the session (and every xdist worker).  This marker tells pytest
 that the package is not meant to be rewritten.
 """
 
+from ._enable import enable
 from ._engines import EngineUnavailableError, available_engines
 from ._install import (
     Installation,
@@ -29,6 +30,7 @@ __all__ = [
     "Installation",
     "__version__",
     "available_engines",
+    "enable",
     "engine",
     "install",
     "is_installed",

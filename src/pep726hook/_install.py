@@ -5,6 +5,8 @@ from __future__ import annotations
 import _thread
 import sys
 
+# A module, not names: _enable imports this module back (for the lock).
+from . import _enable
 from ._engines import create_engine, requested_engine_name
 from ._finder import Pep726Finder
 
@@ -70,9 +72,13 @@ def install(engine: str | None = None) -> Installation:
     body does not run through the import system: installed at start-up
     (``$PEP726HOOK``, ``sitecustomize``), its hooks work while it runs.
 
+    Modules opted in with :func:`enable` fix the engine: ``"auto"`` means
+    theirs, and the other one is refused.
+
     Raises ValueError for an unknown engine name, EngineUnavailableError when
-    ``"native"`` cannot run here, and RuntimeError when already installed with
-    a different engine than the one named.
+    ``"native"`` cannot run here or opted-in modules use the other engine, and
+    RuntimeError when already installed with a different engine than the one
+    named.
     """
     global _active_engine, _route
     name = requested_engine_name(engine)
@@ -84,7 +90,9 @@ def install(engine: str | None = None) -> Installation:
                     f"engine; call uninstall() before installing the {name!r} engine"
                 )
             return Installation(_active_engine.name, installed_now=False)
-        new_engine = create_engine(name)
+        # Opted-in modules that are gone no longer hold their engine (and its patch).
+        _enable.release_unused()
+        new_engine = create_engine(_enable.engine_for_install(name))
         new_engine.activate()
         try:
             if new_engine.uses_finder:
@@ -119,16 +127,18 @@ def _upgrade_main(new_engine: Engine) -> None:
 def uninstall() -> None:
     """Undo :func:`install`: remove the finder and put every upgraded module back.
 
-    Does nothing when not installed.
+    Modules opted in with :func:`enable` keep their hooks (the native patch
+    stays while any of them is alive).  Does nothing else when not installed.
     """
     global _active_engine, _route
     with _lock:
-        if _active_engine is None:
-            return
-        _remove_finders()
-        _active_engine.deactivate()
-        _active_engine = None
-        _route = None
+        if _active_engine is not None:
+            _remove_finders()
+            if not (_active_engine.name == "native" and _enable.keeps_native_patch()):
+                _active_engine.deactivate()
+            _active_engine = None
+            _route = None
+        _enable.release_unused()
 
 
 def is_installed() -> bool:
@@ -136,10 +146,18 @@ def is_installed() -> bool:
     return _active_engine is not None
 
 
-def engine() -> str | None:
-    """Return the name of the active engine (``"native"`` or ``"class"``), or None."""
+def engine(module: ModuleType | None = None) -> str | None:
+    """Return the name of the active engine (``"native"`` or ``"class"``), or None.
+
+    Without *module*, the engine of :func:`install`; with it, the engine that
+    calls that module's hooks now (through install() or :func:`enable`).
+    """
     active = _active_engine
-    return None if active is None else active.name
+    if module is None:
+        return None if active is None else active.name
+    if active is not None and active.is_upgraded(module):
+        return active.name
+    return _enable.serving_engine(module)
 
 
 def record_route(route: str) -> None:
@@ -160,14 +178,20 @@ def upgrade(module: ModuleType) -> ModuleType:
 
     For modules that did not come through the import system (``types.ModuleType``
     objects, ``__main__`` set up by hand) or that defined their hooks after
-    being imported.  Raises RuntimeError when not installed and TypeError when
-    *module* is not a module.
+    being imported.  A module opted in with :func:`enable` is returned as it
+    is.  Raises RuntimeError when not installed and TypeError when *module* is
+    not a module.
     """
     if not isinstance(module, ModuleType):
         raise TypeError(f"upgrade() needs a module, not {type(module).__name__}")
     active = _active_engine
     if active is None:
-        raise RuntimeError("pep726hook is not installed; call pep726hook.install() first")
+        if _enable.is_opted_in(module):
+            return module
+        raise RuntimeError(
+            "pep726hook is not installed; call pep726hook.install() first, or have the "
+            "module opt itself in with pep726hook.enable(__name__)"
+        )
     active.upgrade(module)
     return module
 
@@ -175,7 +199,9 @@ def upgrade(module: ModuleType) -> ModuleType:
 def is_upgraded(module: ModuleType) -> bool:
     """Tell whether stores and deletions on *module* call its hooks right now."""
     active = _active_engine
-    return active is not None and active.is_upgraded(module)
+    if active is not None and active.is_upgraded(module):
+        return True
+    return _enable.serving_engine(module) is not None
 
 
 def ensure_finder_first() -> bool:

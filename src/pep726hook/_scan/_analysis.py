@@ -325,6 +325,7 @@ class _Analysis:
         return overrides, getters
 
     def _workarounds(self) -> Iterator[tuple[int, str, str, str | None]]:
+        opted_in = any("pep726hook.enable(" in line for line in self.lines)
         for name, (line, how) in sorted(self._installations().items()):
             overrides, getters = self._class_members(name, set())
             if not overrides:
@@ -335,7 +336,13 @@ class _Analysis:
                 f"class {name}({bases}) installed by {how} at line {line};"
                 f" overrides {', '.join(dict.fromkeys(overrides))}"
             )
-            yield cls.lineno, "class_workaround", detail, _suggestion(name, overrides, getters)
+            suggestion = (
+                f"none: the module opts in with pep726hook.enable() and keeps class {name}"
+                " as its fallback without pep726hook"
+                if opted_in
+                else _suggestion(name, overrides, getters)
+            )
+            yield cls.lineno, "class_workaround", detail, suggestion
 
 
 def _property_call_overrides(call: ast.Call, names: list[str]) -> Iterator[str]:
@@ -358,10 +365,14 @@ def _suggestion(name: str, overrides: list[str], getters: bool) -> str:
     if any(o == "__delattr__" or o.startswith("deleter ") for o in overrides):
         hooks.append('"def __delattr__(name): ..."')
     reads = ' (with a PEP 562 "def __getattr__(name): ..." for its properties\' reads)'
+    # Dropping the class would silently remove the guard for users without
+    # pep726hook: keep it as the fallback (README "For library authors").
     return (
         f"define module-level {' and '.join(hooks)}{reads if getters else ''}"
-        f" and drop class {name} (reads on this module are ~3x slower on CPython 3.11+"
-        " while its class is a ModuleType subclass)"
+        f" and opt in with pep726hook.enable(__name__), keeping class {name} only as the"
+        ' fallback where pep726hook cannot be imported (README, "For library authors"):'
+        " reads on this module are ~3x slower on CPython 3.11+ while its class is a"
+        " ModuleType subclass"
     )
 
 

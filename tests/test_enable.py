@@ -1,0 +1,490 @@
+"""``pep726hook.enable(__name__)``: a library opts its own module in, for every user."""
+
+from __future__ import annotations
+
+import gc
+import importlib
+import importlib.util
+import sys
+import threading
+import types
+from pathlib import Path
+from typing import Any, Callable
+
+import pytest
+from _venv import Venv, describe, write
+
+import pep726hook
+from pep726hook import _enable
+
+ENGINES = pep726hook.available_engines()
+NATIVE = "native" in ENGINES
+
+# A library module: a guard hook, then the opt-in, then a store in its own body.
+LIBRARY = """
+import sys
+
+log = []
+
+def __setattr__(name, value):
+    log.append(("set", name, value))
+    if name == "dps":
+        raise AttributeError(f"set {__name__}.mp.dps instead")
+    globals()[name] = value
+
+def __delattr__(name):
+    log.append(("del", name))
+    del globals()[name]
+
+import pep726hook
+pep726hook.enable(__name__)
+sys.modules[__name__].during_body = 1
+"""
+
+
+def _finders() -> list[object]:
+    return [f for f in sys.meta_path if type(f).__name__ == "Pep726Finder"]
+
+
+def _native_patched() -> bool:
+    if not NATIVE:
+        return False
+    from pep726hook import _native
+
+    return _native.state()["patched"]
+
+
+@pytest.fixture(params=ENGINES)
+def enable_engine(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """An engine for enable() to choose, through $PEP726HOOK_ENGINE (its only input)."""
+    name: str = request.param
+    monkeypatch.setenv("PEP726HOOK_ENGINE", name)
+    return name
+
+
+@pytest.fixture
+def library(write_module: Callable[..., Path]) -> Callable[[str], Any]:
+    """Write the LIBRARY module under a name and import it."""
+
+    def make(name: str = "optlib") -> Any:
+        write_module(name, LIBRARY)
+        return importlib.import_module(name)
+
+    return make
+
+
+def _forget(*names: str) -> None:
+    """Drop modules, collect them, and let uninstall() release what they held."""
+    for name in names:
+        sys.modules.pop(name, None)
+    gc.collect()
+    pep726hook.uninstall()
+
+
+def test_enabled_module_calls_its_hooks_without_any_finder(
+    enable_engine: str, library: Callable[[str], Any]
+) -> None:
+    meta_path = list(sys.meta_path)
+    module = library("optlib")
+    assert module.log == [("set", "during_body", 1)]  # a store in its own body, after enable()
+    module.x = 1
+    setattr(module, "y", 2)
+    del module.x
+    delattr(module, "y")
+    with pytest.raises(AttributeError, match=r"mp\.dps"):
+        module.dps = 50
+    assert module.log[1:] == [
+        ("set", "x", 1),
+        ("set", "y", 2),
+        ("del", "x"),
+        ("del", "y"),
+        ("set", "dps", 50),
+    ]
+    assert sys.meta_path == meta_path
+    assert not pep726hook.is_installed() and pep726hook.engine() is None
+    assert pep726hook.engine(module) == enable_engine
+    assert pep726hook.is_upgraded(module)
+    if enable_engine == "native":
+        assert type(module) is types.ModuleType
+
+
+def test_other_modules_keep_their_plain_class_and_imports(
+    enable_engine: str, library: Callable[[str], Any], write_module: Callable[..., Path]
+) -> None:
+    library("optlib")
+    write_module("bystander", "x = 1\n")
+    bystander = importlib.import_module("bystander")
+    assert type(bystander) is types.ModuleType
+    assert pep726hook.engine(bystander) in (None, "native")  # native: the type is shared
+    bystander.x = 2
+    assert bystander.x == 2
+    assert not _finders()
+
+
+def test_enable_is_idempotent_by_name_and_by_object(
+    enable_engine: str, library: Callable[[str], Any]
+) -> None:
+    module = library("optlib")
+    cls = type(module)
+    assert pep726hook.enable("optlib") is module
+    assert pep726hook.enable(module) is module
+    assert type(module) is cls
+    module.z = 3
+    assert module.log[-1] == ("set", "z", 3)
+
+
+def test_a_module_without_hooks_stays_enabled_and_finds_hooks_defined_later(
+    enable_engine: str, write_module: Callable[..., Path]
+) -> None:
+    write_module("nohooks", "import pep726hook\npep726hook.enable(__name__)\n")
+    module = importlib.import_module("nohooks")
+    assert pep726hook.is_upgraded(module)
+    module.before = 1
+    assert module.before == 1
+    calls: list[tuple[str, object]] = []
+    module.__dict__["__setattr__"] = lambda name, value: calls.append((name, value))
+    module.after = 2
+    assert calls == [("after", 2)]
+    assert "after" not in vars(module)
+
+
+def test_package_init_opts_in_and_sees_its_submodule_stored(
+    enable_engine: str, write_module: Callable[..., Path]
+) -> None:
+    write_module(
+        "optpkg",
+        """
+        seen = []
+        def __setattr__(name, value):
+            seen.append(name)
+            globals()[name] = value
+        import pep726hook
+        pep726hook.enable(__name__)
+        """,
+        package=True,
+    )
+    write_module("optpkg.sub", "value = 1\n")
+    package = importlib.import_module("optpkg")
+    importlib.import_module("optpkg.sub")
+    assert "sub" in package.seen  # importlib's setattr(package, "sub", submodule)
+    assert package.sub.value == 1
+
+
+def test_lazily_loaded_module_opts_in_when_its_body_runs(
+    enable_engine: str, write_module: Callable[..., Path]
+) -> None:
+    write_module("lazyopt", LIBRARY)
+    spec = importlib.util.find_spec("lazyopt")
+    assert spec is not None and spec.loader is not None
+    loader = importlib.util.LazyLoader(spec.loader)
+    spec.loader = loader
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["lazyopt"] = module
+    loader.exec_module(module)
+    # The first read runs the body.  Some LazyLoader versions (PyPy 3.11's
+    # stdlib) then assign __class__ by attribute, a store the hook sees too
+    # (README, "Hooks see what importlib stores too").
+    stores = [entry for entry in module.log if entry[1] != "__class__"]
+    assert stores == [("set", "during_body", 1)]
+    module.x = 1
+    assert module.log[-1] == ("set", "x", 1)
+    assert pep726hook.engine(module) == enable_engine
+    assert type(module).__name__ == "module"  # no longer a _LazyModule
+
+
+def test_bad_arguments_are_refused_and_leave_nothing_behind(enable_engine: str) -> None:
+    with pytest.raises(TypeError, match="needs a module or its name, not int"):
+        pep726hook.enable(42)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match=r"sys\.modules has no module of that name"):
+        pep726hook.enable("no_such_module_for_enable")
+    assert _enable.opted_in_engine() is None
+    assert not _native_patched()
+
+
+def test_invalid_engine_variable_warns_and_never_fails_the_import(
+    monkeypatch: pytest.MonkeyPatch, write_module: Callable[..., Path]
+) -> None:
+    monkeypatch.setenv("PEP726HOOK_ENGINE", "fast")
+    write_module("badvar", LIBRARY)
+    with pytest.warns(RuntimeWarning, match=r"PEP726HOOK_ENGINE.*using the 'auto' engine") as w:
+        module = importlib.import_module("badvar")
+    assert w[0].filename.endswith("badvar.py")  # points at the enable() call
+    assert pep726hook.engine(module) == ENGINES[0]
+    assert module.log == [("set", "during_body", 1)]
+
+
+@pytest.mark.skipif(NATIVE, reason="the native engine runs here")
+def test_native_engine_variable_where_unavailable_warns_and_uses_class(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("PEP726HOOK_ENGINE", "native")
+    module = types.ModuleType("m")
+    with pytest.warns(RuntimeWarning, match="using the 'auto' engine"):
+        pep726hook.enable(module)
+    assert pep726hook.engine(module) == "class"
+
+
+def test_uninstall_leaves_opted_in_modules_hooked(
+    engine: str, library: Callable[[str], Any], write_module: Callable[..., Path]
+) -> None:
+    write_module("plainhooks", "def __setattr__(name, value):\n    raise AttributeError(name)\n")
+    plain = importlib.import_module("plainhooks")
+    module = library("optlib")
+    assert pep726hook.engine(module) == engine
+    pep726hook.uninstall()
+    module.after_uninstall = 1
+    assert module.log[-1] == ("set", "after_uninstall", 1)
+    assert pep726hook.is_upgraded(module) and pep726hook.engine(module) == engine
+    # A module that did not opt in: the class engine puts it back; the native
+    # patch, kept for the opted-in module, still covers every module.
+    assert pep726hook.is_upgraded(plain) == (engine == "native")
+    if engine == "class":
+        plain.x = 1
+        assert plain.x == 1
+
+
+def test_install_after_enable_reuses_its_engine_and_refuses_the_other(
+    enable_engine: str, library: Callable[[str], Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    module = library("optlib")
+    monkeypatch.delenv("PEP726HOOK_ENGINE")
+    with pep726hook.install() as installation:
+        assert installation.engine == enable_engine
+    assert pep726hook.install("auto").engine == enable_engine
+    pep726hook.uninstall()
+    others = [name for name in ENGINES if name != enable_engine]
+    for other in others:
+        meta_path = list(sys.meta_path)
+        with pytest.raises(pep726hook.EngineUnavailableError, match=r"enable\(\) \(optlib\)"):
+            pep726hook.install(other)
+        assert sys.meta_path == meta_path and not pep726hook.is_installed()
+    module.still = 1
+    assert module.log[-1] == ("set", "still", 1)
+
+
+def test_conflict_message_names_a_few_opted_in_modules(enable_engine: str) -> None:
+    other = "class" if enable_engine == "native" else "native"
+    if other not in ENGINES:
+        pytest.skip(f"the {other} engine is not available here")
+    modules = [pep726hook.enable(types.ModuleType(f"many{i}")) for i in range(5)]
+    with pytest.raises(pep726hook.EngineUnavailableError, match=r"\(many0, many1, many2 and 2 more\)"):
+        pep726hook.install(other)
+    del modules
+    _forget()
+
+
+@pytest.mark.skipif(NATIVE, reason="the native engine runs here")
+def test_native_request_where_unavailable_says_why_even_after_an_opt_in() -> None:
+    module = pep726hook.enable(types.ModuleType("m"))
+    with pytest.raises(pep726hook.EngineUnavailableError, match="native engine"):
+        pep726hook.install("native")
+    assert pep726hook.engine(module) == "class"
+
+
+def test_enable_after_install_uses_the_installed_engine(
+    engine: str, write_module: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    other = "class" if engine == "native" else "native"
+    monkeypatch.setenv("PEP726HOOK_ENGINE", other)  # the active engine wins over the variable
+    write_module("lateopt", LIBRARY)
+    module = importlib.import_module("lateopt")
+    assert pep726hook.engine(module) == engine
+    module.x = 1
+    assert module.log[-1] == ("set", "x", 1)
+
+
+def test_class_engine_does_not_downgrade_an_opted_in_module_without_hooks(
+    write_module: Callable[..., Path],
+) -> None:
+    with pep726hook.install("class"):
+        write_module("bare", "import pep726hook\npep726hook.enable(__name__)\n")
+        module = importlib.import_module("bare")
+        assert pep726hook.is_upgraded(module)  # the finder's settle() left it alone
+    assert pep726hook.is_upgraded(module) and pep726hook.engine(module) == "class"
+
+
+def test_last_opted_in_module_gone_lets_uninstall_release_the_native_patch(
+    enable_engine: str, library: Callable[[str], Any]
+) -> None:
+    library("optlib")
+    assert _native_patched() == (enable_engine == "native")
+    pep726hook.uninstall()
+    assert _native_patched() == (enable_engine == "native")  # still in use
+    _forget("optlib")
+    assert not _native_patched()
+    assert _enable.opted_in_engine() is None
+    with pep726hook.install("class"):  # free to choose again
+        pass
+
+
+def test_upgrade_accepts_opted_in_modules_and_names_enable_otherwise(
+    enable_engine: str, library: Callable[[str], Any]
+) -> None:
+    module = library("optlib")
+    assert pep726hook.upgrade(module) is module
+    with pytest.raises(RuntimeError, match=r"not installed.*enable\(__name__\)"):
+        pep726hook.upgrade(types.ModuleType("elsewhere"))
+
+
+def test_own_class_runs_first_then_the_hook(enable_engine: str) -> None:
+    calls: list[str] = []
+
+    class Legacy(types.ModuleType):
+        def __setattr__(self, name: str, value: object) -> None:
+            calls.append(f"class {name}")
+            super().__setattr__(name, value)
+
+    module = Legacy("legacy")
+    module.__dict__["__setattr__"] = lambda name, value: calls.append(f"hook {name}")
+    pep726hook.enable(module)
+    assert isinstance(module, Legacy)
+    module.x = 1
+    assert calls == ["class x", "hook x"]
+
+
+def test_class_assigned_after_enable_keeps_the_hooks(enable_engine: str) -> None:
+    class Later(types.ModuleType):
+        pass
+
+    module = types.ModuleType("later")
+    pep726hook.enable(module)
+    module.__class__ = Later  # no __setattr__ hook yet: a real class change
+    assert isinstance(module, Later)
+    calls: list[str] = []
+    module.__dict__["__delattr__"] = calls.append
+    del module.anything
+    assert calls == ["anything"]
+
+
+def test_threads_importing_opted_in_modules_concurrently(
+    enable_engine: str, write_module: Callable[..., Path]
+) -> None:
+    names = [f"threadlib{i}" for i in range(6)]
+    for name in names:
+        write_module(name, LIBRARY)
+    barrier = threading.Barrier(12)
+    errors: list[BaseException] = []
+
+    def worker(index: int) -> None:
+        try:
+            barrier.wait()
+            module = importlib.import_module(names[index % len(names)])
+            setattr(module, f"t{index}", index)
+        except BaseException as error:  # pragma: no cover - reported below
+            errors.append(error)
+
+    threads = [threading.Thread(target=worker, args=(i,)) for i in range(12)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    assert not errors
+    for index, name in enumerate(names):
+        module = sys.modules[name]
+        assert pep726hook.engine(module) == enable_engine
+        stored = {entry[1] for entry in module.log}
+        assert {f"t{index}", f"t{index + 6}", "during_body"} <= stored
+    assert not _finders()
+
+
+def test_enable_races_install_and_uninstall(enable_engine: str) -> None:
+    modules = [types.ModuleType(f"race{i}") for i in range(40)]
+    stop = threading.Event()
+    errors: list[BaseException] = []
+
+    def toggle() -> None:
+        try:
+            while not stop.is_set():
+                pep726hook.install()
+                pep726hook.uninstall()
+        except BaseException as error:  # pragma: no cover - reported below
+            errors.append(error)
+
+    thread = threading.Thread(target=toggle)
+    thread.start()
+    try:
+        for module in modules:
+            pep726hook.enable(module)
+    finally:
+        stop.set()
+        thread.join(60)
+    assert not errors
+    pep726hook.uninstall()
+    for module in modules:
+        calls: list[str] = []
+        module.__dict__["__setattr__"] = lambda name, value, calls=calls: calls.append(name)
+        module.x = 1
+        assert calls == ["x"], module
+    del modules
+    _forget()
+
+
+# ---- in a fresh process: plain python, the runner, PEP726HOOK=1, pytest ----
+
+_PACKAGE = {
+    "optpkg/__init__.py": LIBRARY,
+    "check.py": """
+        import sys
+        import optpkg
+        try:
+            optpkg.dps = 50
+        except AttributeError as error:
+            print("guarded:", error)
+        optpkg.x = 1
+        print("finders:", [type(f).__name__ for f in sys.meta_path if "Pep726" in type(f).__name__])
+        import pep726hook
+        print("engine:", pep726hook.engine(optpkg), "installed:", pep726hook.is_installed())
+        print("plain class:", type(optpkg) is type(sys))
+    """,
+    "test_uses_optpkg.py": """
+        import pytest
+        import optpkg
+
+        def test_the_guard_is_live():
+            with pytest.raises(AttributeError, match="dps"):
+                optpkg.dps = 50
+    """,
+}
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    for relative, source in _PACKAGE.items():
+        write(tmp_path / relative, source)
+    return tmp_path
+
+
+@pytest.mark.parametrize(
+    "route",
+    ["plain", "runner", "PEP726HOOK=1"],
+)
+def test_opted_in_package_is_guarded_however_python_starts(
+    venv: Venv, venv_engine: str, project: Path, route: str
+) -> None:
+    env = {"PEP726HOOK_ENGINE": venv_engine, "PYTHONPATH": str(project)}
+    args = [str(project / "check.py")]
+    if route == "runner":
+        args = ["-m", "pep726hook", *args]
+    elif route == "PEP726HOOK=1":
+        env["PEP726HOOK"] = "1"
+    out = venv.check_python(args, env=env, cwd=project).splitlines()
+    assert out[0] == "guarded: set optpkg.mp.dps instead"
+    hooked = route != "plain"
+    assert out[1] == ("finders: ['Pep726Finder']" if hooked and venv_engine == "class" else "finders: []")
+    assert out[2] == f"engine: {venv_engine} installed: {hooked}"
+    assert out[3] == f"plain class: {venv_engine == 'native'}"
+
+
+@pytest.mark.parametrize("option", [[], ["--pep726hook"]])
+def test_opted_in_package_is_guarded_under_pytest(
+    venv: Venv, venv_engine: str, project: Path, option: list[str]
+) -> None:
+    env = {"PEP726HOOK_ENGINE": venv_engine, "PYTHONPATH": str(project)}
+    result = venv.run_python(
+        ["-m", "pytest", "-q", "-p", "no:cacheprovider", *option, "test_uses_optpkg.py"],
+        env=env,
+        cwd=project,
+    )
+    assert result.returncode == 0, describe(result)
+    assert "1 passed" in result.stdout
+
