@@ -29,6 +29,8 @@ _NO_HOOK: Any = object()
 # ``__getattribute__`` a subclass (``importlib.util._LazyModule``) defines.
 _namespace_of: Callable[[ModuleType], dict[str, Any]] = vars(ModuleType)["__dict__"].__get__
 _set_class_bypassing_hooks: Callable[[object, str, object], None] = object.__setattr__
+_module_setattr: Any = ModuleType.__setattr__
+_module_delattr: Any = ModuleType.__delattr__
 
 
 class HookAwareModule(ModuleType):
@@ -44,7 +46,7 @@ class HookAwareModule(ModuleType):
     __slots__ = ()
 
     def __setattr__(self, name: str, value: Any) -> None:
-        hook = _namespace_of(self).get("__setattr__", _NO_HOOK)
+        hook = _hook_of(self, "__setattr__")
         if hook is not _NO_HOOK:
             hook(name, value)
             return
@@ -52,14 +54,34 @@ class HookAwareModule(ModuleType):
             # The reference implementation keeps calling hooks whatever class a
             # module is given later, so the new class is composed as well.
             value = hook_aware_class_for(value)
-        super().__setattr__(name, value)
+        try:
+            store = super().__setattr__
+        except TypeError:
+            # Another thread put the module back on its own class since this
+            # call began (uninstall(), or settle() at the end of an import):
+            # store as that class's generic path would (issue 13, finding 6).
+            store = _module_setattr.__get__(self)
+        store(name, value)
 
     def __delattr__(self, name: str) -> None:
-        hook = _namespace_of(self).get("__delattr__", _NO_HOOK)
+        hook = _hook_of(self, "__delattr__")
         if hook is not _NO_HOOK:
             hook(name)
             return
-        super().__delattr__(name)
+        try:
+            delete = super().__delattr__
+        except TypeError:
+            delete = _module_delattr.__get__(self)  # downgraded meanwhile, as above
+        delete(name)
+
+
+def _hook_of(module: ModuleType, name: str) -> Any:
+    try:
+        return _namespace_of(module).get(name, _NO_HOOK)
+    except AttributeError:
+        # Python 3.8: ModuleType.__new__(ModuleType) has no namespace yet (None);
+        # the generic store creates it, as CPython does (issue 13, finding 9).
+        return _NO_HOOK
 
 
 def _skipped_by_warnings(function: Any) -> None:

@@ -1,0 +1,260 @@
+"""Hostile conditions (issue 13): threads, odd classes, odd finders, fork, odd objects.
+
+Each test is a regression test for one finding of the adversarial review and
+runs under every engine the interpreter has.  Threads are joined with a time
+limit and a process that hangs is killed: a hang fails the test instead of the
+run.  Nothing here asserts on timing.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+import threading
+import types
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+import pytest
+
+import pep726hook
+
+WriteModule = Callable[..., Path]
+
+HANG_LIMIT = 60.0  # seconds before a thread or child that has not finished counts as hung
+
+
+@pytest.fixture
+def busy_switching() -> Iterator[None]:
+    """Switch threads as often as possible, to shake out races."""
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    yield
+    sys.setswitchinterval(interval)
+
+
+def join_all(threads: list[threading.Thread]) -> None:
+    for thread in threads:
+        thread.join(HANG_LIMIT)
+    hung = [thread.name for thread in threads if thread.is_alive()]
+    if hung:
+        pytest.fail(f"deadlock: {hung} still running after {HANG_LIMIT:.0f}s")
+
+
+# --- finding 15: a module without hooks is a plain module while its body runs ------------
+
+
+def test_module_without_hooks_is_exactly_module_type_during_its_body(
+    engine: str, write_module: WriteModule
+) -> None:
+    write_module(
+        "hostile_plain_body",
+        """
+        import sys, types
+        exact_during_body = type(sys.modules[__name__]) is types.ModuleType
+        """,
+    )
+    module = importlib.import_module("hostile_plain_body")
+    assert module.exact_during_body is True
+    assert type(module) is types.ModuleType
+
+
+def test_shadow_guard_that_needs_exact_module_type_keeps_working(
+    engine: str, write_module: WriteModule
+) -> None:
+    # lazy_loader 0.6's attach() protects a package's function named like a
+    # submodule only when the package is exactly a ModuleType during its body.
+    write_module(
+        "hostile_guarded",
+        """
+        import sys, types
+        def x():
+            return "function"
+        if type(sys.modules[__name__]) is types.ModuleType:
+            class _Guard(types.ModuleType):
+                def __setattr__(self, name, value):
+                    if name != "x":
+                        super().__setattr__(name, value)
+            sys.modules[__name__].__class__ = _Guard
+        """,
+        package=True,
+    )
+    write_module("hostile_guarded.x", "")
+    importlib.import_module("hostile_guarded.x")
+    package = sys.modules["hostile_guarded"]
+    assert package.x() == "function"
+
+
+def test_hook_defined_in_the_body_is_called_by_later_stores_in_the_body(
+    engine: str, write_module: WriteModule
+) -> None:
+    # PEP 726's body-time example: the hook works from its definition on.
+    write_module(
+        "hostile_body_time",
+        """
+        import sys
+        calls = []
+        def __setattr__(name, value):
+            calls.append(name)
+            globals()[name] = value
+        sys.modules[__name__].x = 1
+        """,
+    )
+    module = importlib.import_module("hostile_body_time")
+    assert module.calls == ["x"]
+    assert module.x == 1
+
+
+def test_hook_defined_through_globals_takes_effect_when_the_body_ends(
+    engine: str, write_module: WriteModule
+) -> None:
+    write_module(
+        "hostile_globals_hook",
+        """
+        calls = []
+        def _hook(name, value):
+            calls.append(name)
+        globals()["__set" + "attr__"] = _hook
+        """,
+    )
+    module = importlib.import_module("hostile_globals_hook")
+    module.y = 2
+    assert module.calls == ["y"]
+    assert "y" not in vars(module)
+
+
+# --- finding 7: a module without hooks that sets its own class keeps that very class ----
+
+
+def test_module_without_hooks_may_take_a_class_that_forbids_subclassing(
+    engine: str, write_module: WriteModule
+) -> None:
+    write_module(
+        "hostile_final_class",
+        """
+        import sys, types
+        class Final(types.ModuleType):
+            def __init_subclass__(cls, **kwargs):
+                raise TypeError("Final cannot be subclassed")
+        sys.modules[__name__].__class__ = Final
+        """,
+    )
+    module = importlib.import_module("hostile_final_class")
+    assert type(module) is module.Final
+
+
+def test_module_without_hooks_leaves_no_phantom_subclass_in_a_registry(
+    engine: str, write_module: WriteModule
+) -> None:
+    write_module(
+        "hostile_registry_class",
+        """
+        import sys, types
+        made = []
+        class Meta(type):
+            def __init__(cls, *args, **kwargs):
+                super().__init__(*args, **kwargs)
+                made.append(cls.__name__)
+        class Registered(types.ModuleType, metaclass=Meta):
+            registry = []
+            def __init_subclass__(cls, **kwargs):
+                super().__init_subclass__(**kwargs)
+                Registered.registry.append(cls)
+        sys.modules[__name__].__class__ = Registered
+        """,
+    )
+    module = importlib.import_module("hostile_registry_class")
+    assert module.Registered.registry == []
+    assert module.made == ["Registered"]
+    assert type(module) is module.Registered
+
+
+# --- finding 6: threads storing while the class changes under them -----------------------
+
+
+def test_thread_started_by_a_module_body_stores_safely_after_the_import(
+    engine: str, write_module: WriteModule, busy_switching: None
+) -> None:
+    write_module(
+        "hostile_body_thread",
+        """
+        import sys, threading
+        errors = []
+        stop = threading.Event()
+        _module = sys.modules[__name__]
+        def _store():
+            try:
+                i = 0
+                while not stop.is_set():
+                    _module.counter = i
+                    i += 1
+            except BaseException as error:
+                errors.append(error)
+        worker = threading.Thread(target=_store, daemon=True)
+        worker.start()
+        for _ in range(2000):
+            _module.filler = 0
+        """,
+    )
+    module = importlib.import_module("hostile_body_thread")
+    for _ in range(2000):
+        module.other = 0
+    module.stop.set()
+    join_all([module.worker])
+    assert module.errors == []
+
+
+def test_stores_on_an_upgraded_module_survive_install_and_uninstall_in_another_thread(
+    write_module: WriteModule, busy_switching: None
+) -> None:
+    # Only __delattr__: stores go down the hook-less path of the hook-aware class.
+    write_module(
+        "hostile_delattr_only",
+        """
+        def __delattr__(name):
+            raise AttributeError(name)
+        """,
+    )
+    module = importlib.import_module("hostile_delattr_only")
+    errors: list[BaseException] = []
+    stop = threading.Event()
+
+    def store() -> None:
+        try:
+            i = 0
+            while not stop.is_set():
+                module.counter = i
+                i += 1
+        except BaseException as error:
+            errors.append(error)
+
+    def churn() -> None:
+        try:
+            for _ in range(300):
+                with pep726hook.install("class"):
+                    pass
+        except BaseException as error:
+            errors.append(error)
+        finally:
+            stop.set()
+
+    threads = [threading.Thread(target=store, daemon=True) for _ in range(2)]
+    threads.append(threading.Thread(target=churn, daemon=True))
+    for thread in threads:
+        thread.start()
+    join_all(threads)
+    assert errors == []
+
+
+# --- finding 9: a module object made without a namespace --------------------------------
+
+
+def test_module_made_without_a_namespace_stores_and_deletes_once_upgraded(engine: str) -> None:
+    # On Python 3.8 ModuleType.__new__ leaves the namespace unset (None); the
+    # generic store creates it.
+    module = types.ModuleType.__new__(types.ModuleType)
+    pep726hook.upgrade(module)
+    module.x = 1
+    assert module.__dict__ == {"x": 1}
+    del module.x
+    assert module.__dict__ == {}
