@@ -41,6 +41,34 @@ def _namespace_loader_types() -> tuple[type, ...]:
 
 
 _NAMESPACE_LOADERS = _namespace_loader_types()
+_HOOK_NAMES = ("__setattr__", "__delattr__")
+
+
+def _standard_exec_module() -> tuple[Any, Any]:
+    """importlib's own ``exec_module`` (source and bytecode loaders) and its exec helper."""
+    external: Any = sys.modules.get("_frozen_importlib_external")
+    basics = getattr(external, "_LoaderBasics", None)
+    bootstrap = getattr(external, "_bootstrap", None)
+    call = getattr(bootstrap, "_call_with_frames_removed", None)
+    if basics is None or call is None:
+        return object(), None  # matches no loader's exec_module
+    return basics.exec_module, call
+
+
+_STANDARD_EXEC_MODULE, _call_with_frames_removed = _standard_exec_module()
+
+
+def code_may_define_hooks(code: Any) -> bool:
+    """Tell whether the top level of module *code* names ``__setattr__`` or ``__delattr__``.
+
+    A module can only bind a hook by name at its top level (``def``, assignment,
+    import) if the name is in the code object's ``co_names``.  A false "yes"
+    (``ModuleType.__setattr__`` read at top level) only costs a class swap; a
+    hook bound another way (``globals()[...]``, ``exec``, a function's
+    ``global``) is still found when the body ends.
+    """
+    names = code.co_names
+    return _HOOK_NAMES[0] in names or _HOOK_NAMES[1] in names
 _warned_about: set[str] = set()
 
 
@@ -207,17 +235,38 @@ class ExecModuleWrapper(_LoaderWrapper):
         return None if create_module is None else create_module(spec)
 
     def exec_module(self, module: ModuleType) -> None:
-        """Run the module with hooks active, then keep them only if it defines one."""
+        """Run the module with hooks active, then keep them only if it defines one.
+
+        For importlib's own source and bytecode loaders the code object is
+        known before the body runs, and a module whose code cannot bind a hook
+        by name runs as the plain module it is: ``type(module) is ModuleType``
+        during its body, its threads never see its class change, and a class it
+        gives itself is not composed (issue 13, findings 6, 7 and 15).
+        """
         self._unwrap(module)
+        loader = self._loader
+        code = None
+        if getattr(loader.exec_module, "__func__", None) is _STANDARD_EXEC_MODULE:
+            # What that exec_module does, split so the engine can look at the
+            # code first; the code is compiled or read once, as without us.
+            code = loader.get_code(module.__name__)
+            if code is None:
+                raise ImportError(
+                    f"cannot load module {module.__name__!r} when get_code() returns None"
+                )
         engine = self._engine
         name = self._spec.name
+        class_before = None
+        if code is None or code_may_define_hooks(code):
+            try:
+                class_before = engine.begin(module)
+            except Exception as error:
+                _warn_once(name, error)
         try:
-            class_before = engine.begin(module)
-        except Exception as error:
-            _warn_once(name, error)
-            class_before = None
-        try:
-            self._loader.exec_module(module)
+            if code is None:
+                loader.exec_module(module)
+            else:
+                _call_with_frames_removed(exec, code, module.__dict__)
         except BaseException:
             if class_before is not None:
                 try:
