@@ -487,3 +487,24 @@ def test_runner_is_silent_under_warnings_as_errors(venv: Venv, project: Path, ta
     result = venv.run(argv, cwd=project)
     assert result.returncode == 0, describe(result)
     assert result.stderr == "", describe(result)
+
+
+PLAIN_MAIN = """\
+import atexit, sys, types
+import __main__
+print(type(sys.modules[__name__]) is types.ModuleType)
+def late(name, value):
+    print("hook", name)
+globals()["__set" + "attr__"] = late
+atexit.register(lambda: setattr(__main__, "after", 1))
+"""
+
+
+def test_main_without_hooks_is_a_plain_module_while_it_runs(
+    venv: Venv, venv_engine: str, tmp_path: Path
+) -> None:
+    # issue 13, finding 15: checks like lazy_loader's `type(mod) is ModuleType`.
+    script = write(tmp_path / "plain_main.py", PLAIN_MAIN)
+    result = venv.run(["pep726hook", "--engine", venv_engine, str(script)])
+    assert result.returncode == 0, describe(result)
+    assert result.stdout == "True\nhook after\n"

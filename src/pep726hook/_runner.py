@@ -17,7 +17,9 @@ import sys
 from importlib.machinery import BuiltinImporter, SourceFileLoader, SourcelessFileLoader
 from importlib.util import MAGIC_NUMBER
 
-from ._install import upgrade
+from ._class_engine import defines_hooks
+from ._finder import code_may_define_hooks
+from ._install import is_installed, upgrade
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -96,9 +98,13 @@ class Runner:
         # A module object, never a bare dict: pickle looks classes up on
         # sys.modules['__main__'] (cpython#132737).
         sys.modules["__main__"] = module
-        # Upgraded before its code runs, so `import __main__; __main__.x = 1`
-        # calls a hook the target defines even while its body still runs.
-        upgrade(module)
+        # Upgraded before its code runs when that code can bind a hook, so
+        # `import __main__; __main__.x = 1` calls it while the body still runs;
+        # any other __main__ stays a plain module, as the finder leaves
+        # modules whose code cannot bind one (issue 13, finding 15).
+        assert self.code is not None
+        if code_may_define_hooks(self.code):
+            upgrade(module)
         return module
 
     def _prepare_code(self) -> None:
@@ -188,6 +194,11 @@ class Runner:
             raise
         except BaseException as error:
             return report_exception(error)
+        finally:
+            # A hook bound another way (globals()[...], exec) still counts for
+            # what runs after the body: threads, atexit handlers.
+            if is_installed() and defines_hooks(module):
+                upgrade(module)
         return 0
 
 
