@@ -12,6 +12,7 @@ import importlib
 import sys
 import threading
 import types
+import warnings
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
@@ -258,3 +259,57 @@ def test_module_made_without_a_namespace_stores_and_deletes_once_upgraded(engine
     assert module.__dict__ == {"x": 1}
     del module.x
     assert module.__dict__ == {}
+
+
+# --- finding 10: objects in sys.modules that run code when looked at ---------------------
+
+
+class _RaisingPlaceholder:
+    """A lazy-import placeholder whose every attribute read fails, __class__ included."""
+
+    def __getattribute__(self, name: str) -> Any:
+        raise ImportError(f"placeholder cannot give {name}")
+
+
+@pytest.mark.parametrize("engine_name", pep726hook.available_engines())
+def test_install_ignores_a_placeholder_whose_attributes_raise(engine_name: str) -> None:
+    sys.modules["hostile_placeholder"] = _RaisingPlaceholder()
+    try:
+        with pep726hook.install(engine_name):
+            assert pep726hook.is_installed()
+    finally:
+        del sys.modules["hostile_placeholder"]
+
+
+def test_module_replacing_itself_with_a_raising_placeholder_imports_quietly(
+    engine: str, write_module: WriteModule
+) -> None:
+    write_module(
+        "hostile_replaced",
+        """
+        import sys
+        class Placeholder:
+            def __getattribute__(self, name):
+                raise ImportError(name)
+        sys.modules[__name__] = Placeholder()
+        """,
+    )
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            importlib.import_module("hostile_replaced")
+    finally:
+        sys.modules.pop("hostile_replaced", None)
+
+
+def test_upgrade_refuses_an_object_that_only_claims_to_be_a_module(engine: str) -> None:
+    class Impostor:
+        @property  # type: ignore[misc]
+        def __class__(self) -> type:
+            return types.ModuleType
+
+    impostor = Impostor()
+    assert isinstance(impostor, types.ModuleType)
+    with pytest.raises(TypeError, match="needs a module"):
+        pep726hook.upgrade(impostor)  # type: ignore[arg-type]
+

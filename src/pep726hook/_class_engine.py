@@ -50,7 +50,7 @@ class HookAwareModule(ModuleType):
         if hook is not _NO_HOOK:
             hook(name, value)
             return
-        if name == "__class__" and isinstance(value, type) and issubclass(value, ModuleType):
+        if name == "__class__" and issubclass(type(value), type) and issubclass(value, ModuleType):
             # The reference implementation keeps calling hooks whatever class a
             # module is given later, so the new class is composed as well.
             value = hook_aware_class_for(value)
@@ -141,6 +141,17 @@ def original_class_of(cls: type) -> type:
     return _original_classes.get(cls, cls)
 
 
+def is_module(candidate: object) -> bool:
+    """Tell whether *candidate* is a module object, by its real type.
+
+    ``isinstance`` would ask for ``candidate.__class__``, running the
+    ``__getattribute__`` of whatever sits in ``sys.modules``: a lazy-import
+    placeholder that raises there must neither fail install() nor pass for a
+    module (issue 13, finding 10).
+    """
+    return issubclass(type(candidate), ModuleType)
+
+
 def defines_hooks(module: object) -> bool:
     """Tell whether *module*'s namespace defines ``__setattr__`` or ``__delattr__``."""
     namespace = _namespace_or_none(module)
@@ -148,7 +159,7 @@ def defines_hooks(module: object) -> bool:
 
 
 def _namespace_or_none(module: object) -> dict[str, Any] | None:
-    if not isinstance(module, ModuleType):
+    if not is_module(module):
         return None
     try:
         return _namespace_of(module)
@@ -209,7 +220,7 @@ class ClassEngine:
 
     def is_upgraded(self, module: ModuleType) -> bool:
         """Tell whether *module* currently calls its hooks."""
-        return isinstance(module, HookAwareModule)
+        return issubclass(type(module), HookAwareModule)
 
     def begin(self, module: object) -> type | None:
         """Make *module* hook-aware before its body runs.
@@ -217,7 +228,7 @@ class ClassEngine:
         Returns the class to restore if the body fails, or None when *module*
         is not a module object and was left alone.
         """
-        if not isinstance(module, ModuleType) or not self._active:
+        if not is_module(module) or not self._active:
             return None
         current = type(module)
         base = current
@@ -233,19 +244,21 @@ class ClassEngine:
 
     def abort(self, module: ModuleType, class_before: type) -> None:
         """Undo :meth:`begin` after the module body failed (cpython#114763)."""
-        if isinstance(module, HookAwareModule):
+        if issubclass(type(module), HookAwareModule):
             _set_class_bypassing_hooks(module, "__class__", class_before)
         self._upgraded.pop(id(module), None)
 
     def settle(self, module: object) -> None:
         """Keep *module* hook-aware only if its namespace defines a hook."""
-        if not isinstance(module, ModuleType) or not self._active:
+        if not is_module(module) or not self._active:
             # Uninstalled meanwhile: deactivate() (or _set_class) already put
             # back what we upgraded, and another engine may own the module now.
             return
         if defines_hooks(module):
             self.upgrade(module)
-        elif isinstance(module, HookAwareModule):
+        elif issubclass(type(module), HookAwareModule):
+            # By type: isinstance() would read __class__, which loads a
+            # _LazyModule whose LazyLoader we wrapped, defeating the laziness.
             self.downgrade(module)
 
     def upgrade_existing(self, modules: dict[str, Any]) -> None:

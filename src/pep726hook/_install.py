@@ -7,6 +7,7 @@ import sys
 
 # A module, not names: _enable imports this module back (for the lock).
 from . import _enable
+from ._class_engine import is_module
 from ._engines import create_engine, requested_engine_name
 from ._finder import Pep726Finder
 
@@ -182,7 +183,7 @@ def upgrade(module: ModuleType) -> ModuleType:
     is.  Raises RuntimeError when not installed and TypeError when *module* is
     not a module.
     """
-    if not isinstance(module, ModuleType):
+    if not is_module(module):
         raise TypeError(f"upgrade() needs a module, not {type(module).__name__}")
     active = _active_engine
     if active is None:
