@@ -9,6 +9,8 @@ run.  Nothing here asserts on timing.
 from __future__ import annotations
 
 import importlib
+import os
+import subprocess
 import sys
 import threading
 import types
@@ -313,3 +315,56 @@ def test_upgrade_refuses_an_object_that_only_claims_to_be_a_module(engine: str) 
     with pytest.raises(TypeError, match="needs a module"):
         pep726hook.upgrade(impostor)  # type: ignore[arg-type]
 
+
+
+# --- finding 13: fork while another thread is inside install()/uninstall() ---------------
+
+FORK_WHILE_INSTALLING = """
+import os, sys, threading, time, warnings
+import pep726hook
+warnings.simplefilter("ignore", DeprecationWarning)  # 3.12+: fork() with threads
+engine = sys.argv[1]
+stop = threading.Event()
+def churn():
+    while not stop.is_set():
+        with pep726hook.install(engine):
+            pass
+worker = threading.Thread(target=churn, daemon=True)
+worker.start()
+children = []
+for _ in range(10):
+    time.sleep(0.005)
+    pid = os.fork()
+    if pid == 0:
+        with pep726hook.install(engine):
+            pass
+        pep726hook.uninstall()
+        os._exit(0)
+    children.append(pid)
+stop.set()
+worker.join()
+deadline = time.monotonic() + 30
+hung = 0
+for pid in children:
+    while not os.waitpid(pid, os.WNOHANG)[0]:
+        if time.monotonic() > deadline:
+            os.kill(pid, 9)
+            os.waitpid(pid, 0)
+            hung += 1
+            break
+        time.sleep(0.01)
+print(hung, "of", len(children), "children hung")
+"""
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+@pytest.mark.parametrize("engine_name", pep726hook.available_engines())
+def test_child_forked_during_install_can_install_and_uninstall(engine_name: str) -> None:
+    result = subprocess.run(
+        [sys.executable, "-c", FORK_WHILE_INSTALLING, engine_name],
+        capture_output=True,
+        text=True,
+        timeout=HANG_LIMIT + 60,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == "0 of 10 children hung\n", result.stderr

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import _thread
+import os
 import sys
 
 # A module, not names: _enable imports this module back (for the lock).
@@ -31,6 +32,24 @@ _lock = _thread.RLock()
 _active_engine: Engine | None = None
 # How the hook was turned on, for `pep726hook info` and pytest's report header.
 _route: str | None = None
+
+
+def _reinit_lock_in_child() -> None:
+    global _lock
+    _lock = _thread.RLock()
+
+
+# A child forked while another thread held _lock would inherit it held by a
+# thread that does not exist there, and hang in its first install() or
+# uninstall() (issue 13, finding 13). Taken around fork(), as CPython takes its
+# import lock, the child also never sees a half-done install(); the child gets
+# a fresh lock.
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(
+        before=lambda: _lock.acquire(),
+        after_in_parent=lambda: _lock.release(),
+        after_in_child=_reinit_lock_in_child,
+    )
 
 
 class Installation:
