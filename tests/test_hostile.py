@@ -8,6 +8,7 @@ run.  Nothing here asserts on timing.
 
 from __future__ import annotations
 
+import gc
 import importlib
 import os
 import subprocess
@@ -15,6 +16,7 @@ import sys
 import threading
 import types
 import warnings
+import weakref
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
@@ -368,3 +370,45 @@ def test_child_forked_during_install_can_install_and_uninstall(engine_name: str)
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout == "0 of 10 children hung\n", result.stderr
+
+
+# --- finding 12: classes given to a hook-aware module are not kept for ever --------------
+
+
+def test_classes_given_to_a_hook_aware_module_are_freed_after_use(
+    engine: str, write_module: WriteModule
+) -> None:
+    # Only __delattr__: a store of __class__ goes through the hook-aware class,
+    # which composes every class it is given.
+    write_module("hostile_class_churn", "def __delattr__(name):\n    raise AttributeError(name)\n")
+    module = importlib.import_module("hostile_class_churn")
+    freed = []
+    for i in range(50):
+        dynamic = type(f"Dynamic{i}", (types.ModuleType,), {})
+        module.__class__ = dynamic
+        assert isinstance(module, dynamic)
+        freed.append(weakref.ref(dynamic))
+        freed.append(weakref.ref(type(module)))
+    module.__class__ = types.ModuleType
+    del dynamic
+    gc.collect()
+    assert [ref for ref in freed if ref() is not None] == []
+    assert pep726hook.is_upgraded(module)
+
+
+def test_classes_composed_for_upgraded_modules_are_freed_after_uninstall(
+    write_module: WriteModule,
+) -> None:
+    freed = []
+    with pep726hook.install("class"):
+        for i in range(20):
+            dynamic = type(f"Own{i}", (types.ModuleType,), {})
+            module = dynamic(f"hostile_own{i}")
+            pep726hook.upgrade(module)
+            assert type(module) is not dynamic
+            freed.append(weakref.ref(dynamic))
+            freed.append(weakref.ref(type(module)))
+    assert type(module) is dynamic
+    del module, dynamic
+    gc.collect()
+    assert [ref for ref in freed if ref() is not None] == []

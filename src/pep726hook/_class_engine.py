@@ -106,39 +106,74 @@ _skipped_by_warnings(HookAwareModule.__delattr__)
 # ModuleType under its name; composed classes already carry their base's.
 HookAwareModule.__name__ = HookAwareModule.__qualname__ = ModuleType.__name__
 
-_hook_aware_classes: dict[type, type] = {ModuleType: HookAwareModule}
-_original_classes: dict[type, type] = {HookAwareModule: ModuleType}
+# Composed classes, found by id(base) -> (weak reference to the base, weak
+# reference to the composed class). Nothing here keeps a class alive: a
+# composed class holds its base through __bases__, so a strong table would keep
+# every class ever given to a module, and its twin, for ever (issue 13, finding
+# 12). A composed class lives while a module has it; composing again after that
+# costs what the first time did.
+_composed_by_base: dict[int, tuple[Any, Any]] = {}
+# id(composed class) -> weak reference to it: how original_class_of() knows ours.
+_composed_ids: dict[int, Any] = {}
 
 
 def hook_aware_class_for(base: type) -> type:
     """Return the hook-aware class to use for a module whose class is *base*.
 
     For a ``ModuleType`` subclass ``X`` this is ``class X(X, HookAwareModule)``
-    (made once per base): ``X.__setattr__`` runs first and reaches the module
-    hook when it calls ``super().__setattr__``, the order the reference
-    implementation gives by putting the hook inside ``ModuleType`` itself.
+    (made once per base while in use): ``X.__setattr__`` runs first and reaches
+    the module hook when it calls ``super().__setattr__``, the order the
+    reference implementation gives by putting the hook inside ``ModuleType``.
     """
     if issubclass(base, HookAwareModule):
         return base
-    composed = _hook_aware_classes.get(base)
-    if composed is None:
-        namespace = {
-            "__slots__": (),
-            "__module__": base.__module__,
-            "__qualname__": base.__qualname__,
-            "__doc__": base.__doc__,
-        }
-        metaclass: Any = type(base)
-        composed = metaclass(base.__name__, (base, HookAwareModule), namespace)
-        # Another thread may have composed one first; every caller must agree.
-        composed = _hook_aware_classes.setdefault(base, composed)
-        _original_classes.setdefault(composed, base)
+    if base is ModuleType:
+        return HookAwareModule
+    entry = _composed_by_base.get(id(base))
+    if entry is not None and entry[0]() is base:
+        composed: type | None = entry[1]()
+        if composed is not None:
+            return composed
+    namespace = {
+        "__slots__": (),
+        "__module__": base.__module__,
+        "__qualname__": base.__qualname__,
+        "__doc__": base.__doc__,
+    }
+    metaclass: Any = type(base)
+    composed = metaclass(base.__name__, (base, HookAwareModule), namespace)
+    assert composed is not None
+    _remember(base, composed)
     return composed
+
+
+def _remember(base: type, composed: type) -> None:
+    base_key, composed_key = id(base), id(composed)
+
+    def forget(ref: Any) -> None:
+        # Only this class's own entries: ids are reused once it is gone.
+        if _composed_ids.get(composed_key) is ref:
+            del _composed_ids[composed_key]
+        current = _composed_by_base.get(base_key)
+        if current is not None and current[1] is ref:
+            del _composed_by_base[base_key]
+
+    composed_ref = _weakref.ref(composed, forget)
+    _composed_ids[composed_key] = composed_ref
+    # Two threads composing at once each keep their class; both downgrade
+    # correctly, and later callers share the one stored last.
+    _composed_by_base[base_key] = (_weakref.ref(base), composed_ref)
 
 
 def original_class_of(cls: type) -> type:
     """Return the class *cls* was composed from, or *cls* if it is not ours."""
-    return _original_classes.get(cls, cls)
+    if cls is HookAwareModule:
+        return ModuleType
+    ref = _composed_ids.get(id(cls))
+    if ref is not None and ref() is cls:
+        original: type = cls.__bases__[0]
+        return original
+    return cls
 
 
 def is_module(candidate: object) -> bool:
