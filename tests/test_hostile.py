@@ -412,3 +412,46 @@ def test_classes_composed_for_upgraded_modules_are_freed_after_uninstall(
     del module, dynamic
     gc.collect()
     assert [ref for ref in freed if ref() is not None] == []
+
+
+# --- finding 8: a finder put in front of ours after install() ---------------------------
+
+
+class _FrontFinder:
+    """Serves the named modules itself, through PathFinder, as typeguard's finder does."""
+
+    def __init__(self, *names: str) -> None:
+        self.names = names
+
+    def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> Any:
+        if fullname not in self.names:
+            return None
+        import importlib.machinery
+
+        return importlib.machinery.PathFinder.find_spec(fullname, path)
+
+
+RECORDING_HOOK = """
+calls = []
+def __setattr__(name, value):
+    calls.append(name)
+    globals()[name] = value
+"""
+
+
+def test_modules_served_by_a_finder_inserted_in_front_after_install_get_hooks(
+    engine: str, write_module: WriteModule
+) -> None:
+    write_module("hostile_front_first", RECORDING_HOOK)
+    write_module("hostile_front_later", RECORDING_HOOK + "import sys\nsys.modules[__name__].x = 1\n")
+    write_module("hostile_front_unrelated", "")
+    front = _FrontFinder("hostile_front_first", "hostile_front_later")
+    sys.meta_path.insert(0, front)
+    first = importlib.import_module("hostile_front_first")
+    # The next import that reaches pep726hook's finder puts it first again.
+    importlib.import_module("hostile_front_unrelated")
+    first.y = 2
+    assert first.calls == ["y"]
+    later = importlib.import_module("hostile_front_later")
+    assert later.calls == ["x"]
+    assert sys.meta_path.index(front) >= (engine == "class")

@@ -17,7 +17,7 @@ import sys
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from types import ModuleType
-    from typing import Any, Protocol, Sequence
+    from typing import Any, Callable, Protocol, Sequence
 
     class LoadingEngine(Protocol):
         """What the finder needs from an engine."""
@@ -94,8 +94,14 @@ class Pep726Finder:
     serving their modules (typeguard#230, beartype#556).
     """
 
-    def __init__(self, engine: LoadingEngine) -> None:
+    def __init__(
+        self, engine: LoadingEngine, on_displaced: Callable[[Pep726Finder], None] | None = None
+    ) -> None:
         self.engine = engine
+        # Called when a finder was put in front of this one after install()
+        # (typeguard, beartype.claw, pyximport and hy insert at index 0): the
+        # modules it serves never reach the engine (issue 13, finding 8).
+        self._on_displaced = on_displaced
         # (thread id, module name) pairs being looked up right now: a finder
         # further down that asks the import system about the same name again
         # must not recurse through us (beartype#638).
@@ -116,6 +122,9 @@ class Pep726Finder:
         key = (_thread.get_ident(), fullname)
         if key in self._in_progress:
             return None
+        meta_path = sys.meta_path
+        if meta_path and meta_path[0] is not self and self._on_displaced is not None:
+            self._on_displaced(self)
         self._in_progress.add(key)
         try:
             spec = self._find_spec_after_us(fullname, path, target)

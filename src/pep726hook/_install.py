@@ -117,7 +117,7 @@ def install(engine: str | None = None) -> Installation:
         try:
             if new_engine.uses_finder:
                 _remove_finders()
-                sys.meta_path = [Pep726Finder(new_engine), *sys.meta_path]
+                sys.meta_path = [Pep726Finder(new_engine, _reclaim_front), *sys.meta_path]
             new_engine.upgrade_existing(sys.modules)
             _upgrade_main(new_engine)
         except BaseException:
@@ -237,6 +237,25 @@ def ensure_finder_first() -> bool:
         if sys.meta_path[0] is not finder:
             sys.meta_path = [finder, *(f for f in sys.meta_path if f is not finder)]
         return True
+
+
+def _reclaim_front(finder: Pep726Finder) -> None:
+    """Put *finder* first again and upgrade what was imported past it.
+
+    A finder inserted in front of ours after install() serves its modules
+    without our loader wrapper, so their hooks were never switched on.  Going
+    first again is invisible to it (we ask it before anything else), and the
+    modules it served meanwhile are upgraded now if they define a hook.
+    """
+    with _lock:
+        engine = _active_engine
+        if engine is None or getattr(finder, "engine", None) is not engine:
+            return  # uninstalled, or an old finder on a list an import still walks
+        meta_path = sys.meta_path
+        if not any(f is finder for f in meta_path) or meta_path[0] is finder:
+            return
+        sys.meta_path = [finder, *(f for f in meta_path if f is not finder)]
+        engine.upgrade_existing(sys.modules)
 
 
 def _remove_finders() -> None:
