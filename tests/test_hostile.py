@@ -11,6 +11,7 @@ from __future__ import annotations
 import gc
 import importlib
 import os
+import pickle
 import subprocess
 import sys
 import threading
@@ -455,3 +456,15 @@ def test_modules_served_by_a_finder_inserted_in_front_after_install_get_hooks(
     later = importlib.import_module("hostile_front_later")
     assert later.calls == ["x"]
     assert sys.meta_path.index(front) >= (engine == "class")
+
+
+# --- finding 16: the class of an upgraded module pickles by reference ------------------
+
+
+def test_hook_aware_module_class_pickles_by_reference(write_module: WriteModule) -> None:
+    # ModuleType itself cannot be pickled (builtins has no 'module'); the class
+    # engine's stand-in can, under the name it shows.
+    write_module("hostile_pickled", RECORDING_HOOK)
+    with pep726hook.install("class"):
+        module = importlib.import_module("hostile_pickled")
+        assert pickle.loads(pickle.dumps(type(module))) is type(module)

@@ -105,6 +105,9 @@ _skipped_by_warnings(HookAwareModule.__delattr__)
 # "'module' object has no attribute 'missing'" (3.12+).  Stand in for
 # ModuleType under its name; composed classes already carry their base's.
 HookAwareModule.__name__ = HookAwareModule.__qualname__ = ModuleType.__name__
+# ... and findable under that name, so pickle can refer to the class of an
+# upgraded module (pickle.dumps(type(mod)); issue 13, finding 16).
+module = HookAwareModule
 
 # Composed classes, found by id(base) -> (weak reference to the base, weak
 # reference to the composed class). Nothing here keeps a class alive: a
