@@ -508,3 +508,36 @@ def test_main_without_hooks_is_a_plain_module_while_it_runs(
     result = venv.run(["pep726hook", "--engine", venv_engine, str(script)])
     assert result.returncode == 0, describe(result)
     assert result.stdout == "True\nhook after\n"
+
+
+# issue 13, finding 14: python reads a script through its file tokenizer, which
+# treats NUL and undecodable bytes unlike compile() of the same bytes.
+BROKEN_SOURCES = {
+    "nul in code": b'print("a")\x00\nprint("b")\n',
+    "nul in a comment": b"print(1)\n# x\x00y\nprint(2)\n",
+    "undecodable in a string": b'print("\xff")\n',
+    "undecodable in a comment": b"print(1)\n# \xff\n",
+    "undecodable for its declared encoding": b'# coding: ascii\nprint("\xff")\n',
+    "latin-1 declared": b'# -*- coding: latin-1 -*-\nprint("\xff")\n',
+    "unclosed parenthesis": b"print((1,\n",
+}
+
+
+@pytest.mark.parametrize("case", sorted(BROKEN_SOURCES))
+def test_broken_scripts_fail_or_run_as_python_does(venv: Venv, tmp_path: Path, case: str) -> None:
+    if case == "unclosed parenthesis" and sys.version_info < (3, 10):
+        pytest.xfail("3.8/3.9's file tokenizer reports EOF errors on the line after the end")
+    (tmp_path / "broken.py").write_bytes(BROKEN_SOURCES[case])
+    expected = venv.run(["python", "broken.py"], cwd=tmp_path)
+    actual = venv.run(["python", "-m", "pep726hook", "broken.py"], cwd=tmp_path)
+    assert (actual.returncode, actual.stdout, actual.stderr) == (
+        expected.returncode,
+        expected.stdout,
+        expected.stderr,
+    )
+
+
+def test_missing_script_is_named_as_python_names_it(venv: Venv, tmp_path: Path) -> None:
+    expected = venv.run(["python", "missing.py"], cwd=tmp_path)
+    actual = venv.run(["python", "-m", "pep726hook", "missing.py"], cwd=tmp_path)
+    assert actual.stderr.split(": ", 1)[1] == expected.stderr.split(": ", 1)[1]

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import builtins
 import os
+import re
 import runpy
 import sys
 from importlib.machinery import BuiltinImporter, SourceFileLoader, SourcelessFileLoader
@@ -27,6 +28,10 @@ if TYPE_CHECKING:
     from typing import Any, NoReturn, Sequence
 else:
     ModuleType = type(sys)
+
+_NUL_TO_END_OF_LINE = re.compile(rb"\0[^\n]*\n?")
+# PEP 263's regular expression, on bytes.
+_CODING_DECLARATION = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)")
 
 # Files whose frames are ours or runpy's: they are trimmed from the front of a
 # traceback so that the user sees what ``python TARGET`` would have shown.
@@ -154,7 +159,8 @@ class Runner:
             with open(typed, "rb") as file:
                 data = file.read()
         except OSError as error:
-            shown = os.path.abspath(typed)
+            # 3.8 names the file as typed; 3.9+ by its absolute path.
+            shown = filename
             raise TargetError(
                 f"can't open file {shown!r}: [Errno {error.errno}] {error.strerror}", 2
             ) from None
@@ -171,7 +177,7 @@ class Runner:
                 raise TargetError(f"can't run {shown_name(typed)}: {error}", 1) from None
         else:
             loader = SourceFileLoader("__main__", filename)
-            self.code = _compile(data, filename)
+            self.code = _compile(_as_python_reads_a_script(data, filename), filename)
         self.module = _new_main({"__file__": filename, "__cached__": None, "__loader__": loader})
 
     # -- running -----------------------------------------------------------
@@ -303,6 +309,88 @@ def _compile(source: bytes, filename: str) -> CodeType:
     # Bytes so that a coding declaration is honoured; dont_inherit so that our
     # own `from __future__ import annotations` does not leak into the target.
     return compile(source, filename, "exec", dont_inherit=True)
+
+
+def _null_bytes_are_a_syntax_error() -> bool:
+    # gh-96670 (CPython 3.11.x, 3.12): the parser itself refuses NUL bytes, in
+    # strings as in files; before, compile() raised ValueError for a string
+    # and the file reader silently cut each line at its NUL.
+    try:
+        compile(b"\0", "<probe>", "exec", dont_inherit=True)
+    except SyntaxError:
+        return True
+    except ValueError:
+        return False
+    return True
+
+
+_CPYTHON = sys.implementation.name == "cpython"
+_PEP_263 = (
+    "http://python.org/dev/peps/pep-0263/"
+    if sys.version_info < (3, 9)
+    else "https://python.org/dev/peps/pep-0263/"
+    if sys.version_info < (3, 11)
+    else "https://peps.python.org/pep-0263/"
+)
+
+
+def _as_python_reads_a_script(data: bytes, filename: str) -> bytes:
+    """Return the source ``python SCRIPT`` would compile, or raise its SyntaxError.
+
+    CPython reads a script through its file tokenizer, which treats NUL bytes
+    and undecodable bytes differently from ``compile()`` of the same bytes
+    (issue 13, finding 14): the runner must fail, or run, as ``python`` does.
+    """
+    if not _CPYTHON:
+        return data
+    nul = data.find(b"\0")
+    if nul >= 0:
+        if not _null_bytes_are_a_syntax_error():
+            # 3.8-3.10: the line ends at its NUL; the rest of it, newline
+            # included, is never seen.
+            return _NUL_TO_END_OF_LINE.sub(b"", data)
+        line_start = data.rfind(b"\n", 0, nul) + 1
+        lineno = data.count(b"\n", 0, nul) + 1
+        text = data[line_start:nul].decode("utf-8", "replace")
+        raise SyntaxError(
+            "source code cannot contain null bytes", (filename, lineno, 0, text, lineno, 0)
+        )
+    declared = _declared_encoding(data)
+    if declared is not None:
+        try:
+            data.decode(declared)
+        except LookupError:
+            return data  # compile() reports an unknown encoding as python does
+        except UnicodeDecodeError:
+            message = f"encoding problem: {declared}"
+            if sys.version_info < (3, 9):
+                raise SyntaxError(message, (filename, 1, 0, None)) from None
+            raise SyntaxError(message) from None
+        return data
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        lineno = data.count(b"\n", 0, error.start) + 1
+        if sys.version_info[:2] == (3, 10):
+            lineno += 1  # 3.10's file tokenizer has read one line ahead
+        shown = filename if sys.version_info < (3, 9) else os.path.abspath(filename)
+        message = (
+            f"Non-UTF-8 code starting with '\\x{data[error.start]:02x}' in file {shown} "
+            f"on line {lineno}, but no encoding declared; see {_PEP_263} for details"
+        )
+        if sys.version_info < (3, 9):
+            raise SyntaxError(message, (filename, lineno, 0, None)) from None
+        raise SyntaxError(message) from None
+    return data
+
+
+def _declared_encoding(data: bytes) -> str | None:
+    """Return the PEP 263 coding declaration of the first two lines, if any."""
+    for line in data.split(b"\n", 2)[:2]:
+        match = _CODING_DECLARATION.match(line)
+        if match:
+            return match.group(1).decode("ascii")
+    return None
 
 
 def _namespace_from_spec(spec: Any) -> dict[str, Any]:
