@@ -466,9 +466,7 @@ def test_uncaught_exception_is_recorded_for_post_mortem(venv: Venv, tmp_path: Pa
     assert result.stderr.endswith("ValueError ('late',)\n"), describe(result)
 
 
-def test_children_are_told_the_engine_as_asked_not_as_resolved(
-    venv: Venv, tmp_path: Path
-) -> None:
+def test_children_are_told_the_engine_as_asked_not_as_resolved(venv: Venv, tmp_path: Path) -> None:
     # "auto" resolves per interpreter: a sub-interpreter that cannot load the
     # extension then gets the class engine instead of a start-up error.
     script = write(

@@ -18,7 +18,7 @@ import sys
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from types import ModuleType
-    from typing import Any, Callable
+    from typing import Any, Callable, TypeGuard
 else:
     ModuleType = type(sys)
 
@@ -179,7 +179,7 @@ def original_class_of(cls: type) -> type:
     return cls
 
 
-def is_module(candidate: object) -> bool:
+def is_module(candidate: object) -> TypeGuard[ModuleType]:
     """Tell whether *candidate* is a module object, by its real type.
 
     ``isinstance`` would ask for ``candidate.__class__``, running the

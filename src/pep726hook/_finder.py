@@ -69,6 +69,8 @@ def code_may_define_hooks(code: Any) -> bool:
     """
     names = code.co_names
     return _HOOK_NAMES[0] in names or _HOOK_NAMES[1] in names
+
+
 _warned_about: set[str] = set()
 
 

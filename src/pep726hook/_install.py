@@ -34,6 +34,15 @@ _active_engine: Engine | None = None
 _route: str | None = None
 
 
+# Functions rather than bound methods: the child rebinds _lock.
+def _acquire_lock_before_fork() -> None:
+    _lock.acquire()
+
+
+def _release_lock_after_fork() -> None:
+    _lock.release()
+
+
 def _reinit_lock_in_child() -> None:
     global _lock
     _lock = _thread.RLock()
@@ -46,8 +55,8 @@ def _reinit_lock_in_child() -> None:
 # a fresh lock.
 if hasattr(os, "register_at_fork"):
     os.register_at_fork(
-        before=lambda: _lock.acquire(),
-        after_in_parent=lambda: _lock.release(),
+        before=_acquire_lock_before_fork,
+        after_in_parent=_release_lock_after_fork,
         after_in_child=_reinit_lock_in_child,
     )
 
@@ -249,7 +258,7 @@ def _reclaim_front(finder: Pep726Finder) -> None:
     """
     with _lock:
         engine = _active_engine
-        if engine is None or getattr(finder, "engine", None) is not engine:
+        if engine is None or finder.engine is not engine:
             return  # uninstalled, or an old finder on a list an import still walks
         meta_path = sys.meta_path
         if not any(f is finder for f in meta_path) or meta_path[0] is finder:
@@ -262,4 +271,3 @@ def _remove_finders() -> None:
     # Any instance counts, including one left by an earlier copy of this
     # package, so that activation stays idempotent (cpython#75723).
     sys.meta_path = [f for f in sys.meta_path if type(f).__name__ != Pep726Finder.__name__]
-
