@@ -470,3 +470,22 @@ def test_hook_aware_module_class_pickles_by_reference(write_module: WriteModule)
     with pep726hook.install("class"):
         module = importlib.import_module("hostile_pickled")
         assert pickle.loads(pickle.dumps(type(module))) is type(module)
+
+
+# --- the same findings in enable()'s opted-in class ------------------------------------
+
+
+def test_enable_names_a_placeholder_in_sys_modules_as_no_module(engine: str) -> None:
+    sys.modules["hostile_enable_placeholder"] = _RaisingPlaceholder()
+    try:
+        with pytest.raises(ValueError, match="no module of that name"):
+            pep726hook.enable("hostile_enable_placeholder")
+    finally:
+        del sys.modules["hostile_enable_placeholder"]
+
+
+def test_enabled_module_made_without_a_namespace_stores(engine: str) -> None:
+    module = types.ModuleType.__new__(types.ModuleType)
+    pep726hook.enable(module)
+    module.x = 1
+    assert module.__dict__ == {"x": 1}

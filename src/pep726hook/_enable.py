@@ -24,7 +24,15 @@ import _weakref
 import sys
 
 from . import _install as _installation
-from ._class_engine import HookAwareModule, _is_lazy_module_class, original_class_of
+from ._class_engine import (
+    _NO_HOOK,
+    HookAwareModule,
+    _hook_of,
+    _is_lazy_module_class,
+    _module_setattr,
+    is_module,
+    original_class_of,
+)
 from ._engines import (
     EngineUnavailableError,
     create_engine,
@@ -45,7 +53,6 @@ else:
 
 _namespace_of: Callable[[ModuleType], dict[str, Any]] = vars(ModuleType)["__dict__"].__get__
 _set_class_bypassing_hooks: Callable[[object, str, object], None] = object.__setattr__
-_NO_HOOK: Any = object()
 
 
 class OptedInModule(HookAwareModule):
@@ -62,15 +69,21 @@ class OptedInModule(HookAwareModule):
     def __setattr__(self, name: str, value: Any) -> None:
         # Written out rather than delegating to HookAwareModule.__setattr__, so
         # that a hook is called from exactly as deep as under install().
-        hook = _namespace_of(self).get("__setattr__", _NO_HOOK)
+        hook = _hook_of(self, "__setattr__")
         if hook is not _NO_HOOK:
             hook(name, value)
             return
-        if name == "__class__" and isinstance(value, type) and issubclass(value, ModuleType):
+        if name == "__class__" and issubclass(type(value), type) and issubclass(value, ModuleType):
             # The fallback of the library pattern (README "For library
             # authors") assigns its own class: it must stay opted in.
             value = opted_in_class_for(value)
-        super(HookAwareModule, self).__setattr__(name, value)
+        try:
+            store = super(HookAwareModule, self).__setattr__
+        except TypeError:
+            # Put on another class by another thread since this call began,
+            # as in HookAwareModule.__setattr__ (issue 13, finding 6).
+            store = _module_setattr.__get__(self)
+        store(name, value)
 
 
 OptedInModule.__name__ = OptedInModule.__qualname__ = ModuleType.__name__
@@ -153,12 +166,12 @@ def enable(module: str | ModuleType) -> ModuleType:
 
 
 def _module_named(module: str | ModuleType) -> ModuleType:
-    if isinstance(module, ModuleType):
+    if is_module(module):
         return module
     if not isinstance(module, str):
         raise TypeError(f"enable() needs a module or its name, not {type(module).__name__}")
     found = sys.modules.get(module)
-    if not isinstance(found, ModuleType):
+    if not is_module(found):
         raise ValueError(
             f"enable({module!r}): sys.modules has no module of that name; call "
             "pep726hook.enable(__name__) from the module's own code, or pass the module object"
@@ -168,7 +181,9 @@ def _module_named(module: str | ModuleType) -> ModuleType:
 
 def _serves(module: ModuleType) -> bool:
     engine = _engine
-    return engine is not None and (engine.name == "native" or isinstance(module, OptedInModule))
+    return engine is not None and (
+        engine.name == "native" or issubclass(type(module), OptedInModule)
+    )
 
 
 def _engine_for_enable() -> Engine:
@@ -269,7 +284,7 @@ def release_unused() -> None:
 
 def is_opted_in(module: object) -> bool:
     """Tell whether *module* called :func:`enable` and its hooks are served."""
-    if not isinstance(module, ModuleType):
+    if not is_module(module):
         return False
     ref = _opted_in.get(id(module))
     return ref is not None and ref() is module and _serves(module)
@@ -283,4 +298,4 @@ def serving_engine(module: ModuleType) -> str | None:
     if engine.name == "native":
         native: NativeEngine = engine  # type: ignore[assignment]
         return "native" if native.is_upgraded(module) else None
-    return "class" if isinstance(module, OptedInModule) else None
+    return "class" if issubclass(type(module), OptedInModule) else None
