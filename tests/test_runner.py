@@ -117,8 +117,9 @@ def test_compile_warnings_meet_the_filters_python_gives_them(
         assert (actual.returncode, actual.stdout) == (expected.returncode, expected.stdout)
         # Only the last line: a SyntaxError from a -m target shows runpy's
         # frames under python and not under the runner.
-        last_line = expected.stderr.splitlines()[-1]
-        assert actual.stderr.splitlines()[-1] == last_line, describe(actual)
+        assert actual.stderr.splitlines()[-1:] == expected.stderr.splitlines()[-1:], describe(
+            actual
+        )
 
 
 @pytest.mark.skipif(sys.version_info < (3, 11), reason="-P is new in 3.11")
