@@ -30,9 +30,14 @@ def unavailable_reason() -> str | None:
     if sys.implementation.name != "cpython":
         return f"the native engine needs CPython; this is {sys.implementation.name}"
     if "t" in getattr(sys, "abiflags", ""):
-        # Patching a type slot is not thread-safe without the GIL, so setup.py
-        # does not build the extension for free-threaded CPython (issue 3, 2d).
-        return "the native engine is not built for free-threaded CPython"
+        # setup.py does not build the extension there (issue 3, 2d; issue 10):
+        # see docs/native-engine.md, "Free-threaded builds".
+        return (
+            "the native engine is not built for free-threaded CPython: it rewrites "
+            "ModuleType's tp_setattro slot and type dict in place, which running threads "
+            "read without a lock, and CPython has no public way to stop them meanwhile; "
+            "the class engine ('class', or 'auto') works there"
+        )
     if _native_error is not None:
         # Also what an isolated sub-interpreter (3.12+, own GIL) gets: the
         # extension declares it does not support a per-interpreter GIL.
