@@ -8,8 +8,6 @@ keep CPython's specialised fast path because module classes stay unchanged.
 Design and limits: https://github.com/pep726hook/pep726hook/blob/main/docs/native-engine.md
 """
 
-from __future__ import annotations
-
 import sys
 
 TYPE_CHECKING = False
@@ -20,12 +18,12 @@ if TYPE_CHECKING:
 try:
     from . import _native
 except ImportError as _error:
-    _native_error: ImportError | None = _error
+    _native_error: "ImportError | None" = _error
 else:
     _native_error = None
 
 
-def unavailable_reason() -> str | None:
+def unavailable_reason() -> "str | None":
     """Return why the native engine cannot run in this interpreter, or None if it can."""
     if sys.implementation.name != "cpython":
         return f"the native engine needs CPython; this is {sys.implementation.name}"
@@ -75,7 +73,7 @@ class NativeEngine:
         """Undo :meth:`activate` for this interpreter."""
         _native.uninstall()
 
-    def upgrade(self, module: ModuleType) -> None:
+    def upgrade(self, module: "ModuleType") -> None:
         """Make sure *module*'s class reaches the patched slot.
 
         Only a ``ModuleType`` subclass that somehow kept the original slot (a
@@ -84,24 +82,24 @@ class NativeEngine:
         """
         _native.upgrade_type(type(module))
 
-    def downgrade(self, module: ModuleType) -> None:
+    def downgrade(self, module: "ModuleType") -> None:
         """Nothing to undo per module: the patch is on the type."""
 
-    def is_upgraded(self, module: ModuleType) -> bool:
+    def is_upgraded(self, module: "ModuleType") -> bool:
         """Tell whether stores on *module* would call its hooks now."""
         state = _native.state()
         if not (state["entries"] or state["direct"]):
             return False
         return _native.type_reaches_hook(type(module))
 
-    def upgrade_existing(self, modules: dict[str, Any]) -> None:
+    def upgrade_existing(self, modules: "dict[str, Any]") -> None:
         """Nothing to do: modules imported before :meth:`activate` are covered too."""
 
-    def begin(self, module: object) -> type | None:
+    def begin(self, module: object) -> "type | None":
         """Never called (no finder); returns None."""
         return None
 
-    def abort(self, module: ModuleType, class_before: type) -> None:
+    def abort(self, module: "ModuleType", class_before: type) -> None:
         """Never called (no finder)."""
 
     def settle(self, module: object) -> None:
