@@ -233,6 +233,22 @@ def test_activation_does_not_import_threading(venv: Venv, venv_engine: str) -> N
     assert out == "False True\n"
 
 
+def test_activation_imports_only_what_the_engine_needs(venv: Venv, venv_engine: str) -> None:
+    # Issue 14: with the native engine neither the class engine nor its finder
+    # is loaded, and no start-up module imports __future__ (the first standard
+    # library .py import makes Python list the whole library directory).
+    code = "import sys; print(sorted(m for m in sys.modules if m in NAMES))"
+    names = ["__future__", "pep726hook._class_engine", "pep726hook._finder"]
+    code = code.replace("NAMES", repr(names))
+    baseline = venv.check_python(["-c", code])
+    if baseline != "[]\n":
+        pytest.skip(f"this interpreter imports {baseline.strip()} at start-up by itself")
+    out = venv.check_python(["-c", code], env={"PEP726HOOK": "1", "PEP726HOOK_ENGINE": venv_engine})
+    # The class engine needs both (and they still use postponed annotations).
+    expected = names if venv_engine == "class" else []
+    assert out == f"{expected}\n"
+
+
 def test_activation_is_idempotent(venv: Venv, venv_engine: str, tmp_path: Path) -> None:
     # cpython#75723, coverage#340: venvs may run the .pth lines twice.
     write(tmp_path / "helper.py", HELPER)
