@@ -95,12 +95,19 @@ def _extensions() -> list[Extension]:
 
 
 # Start-up files that go to the root of site-packages, not into the package:
-# the .pth line activates the hook in processes started with PEP726HOOK=1, and
-# the PEP 829 .start file does the same on Python 3.15+ through a top-level
-# module that imports nothing of the package unless PEP726HOOK=1.  Named to
-# sort after setuptools' __editable__*.pth, so an editable install's path is
-# set up first.
-STARTUP_FILES = ("pep726hook.pth", "pep726hook.start", "_pep726hook_startup.py")
+# the .pth line activates the hook in processes started with PEP726HOOK=1.
+# Named to sort after setuptools' __editable__*.pth, so an editable install's
+# path is set up first.
+#
+# The PEP 829 .start file (an entry point in a top-level module) is shipped
+# only where the .pth line may not run: CPython 3.18+ ignores .pth import lines.
+# On 3.15-3.17 any .start file makes site import pkgutil and re in every
+# process (+70% start-up instructions), and a .start suppresses the import
+# lines of the .pth of the same name, so the two never both activate.  A pure
+# wheel (built by PyPy) may end up on any CPython, so it carries both.
+STARTUP_FILES: tuple[str, ...] = ("pep726hook.pth",)
+if platform.python_implementation() != "CPython" or sys.version_info >= (3, 18):
+    STARTUP_FILES += ("pep726hook.start", "_pep726hook_startup.py")
 _HERE = os.path.dirname(os.path.abspath(__file__))
 
 

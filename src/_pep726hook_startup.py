@@ -1,9 +1,12 @@
-"""Python 3.15+ start-up entry point (PEP 829), named by ``pep726hook.start``.
+"""PEP 829 start-up entry point, named by ``pep726hook.start``.
 
-From 3.15 site calls the ``module:callable`` in ``pep726hook.start`` instead of
-running the import line of ``pep726hook.pth``.  The entry point lives in this
-top-level module because naming ``pep726hook._bootstrap`` there would import
-the whole package in every process, even with ``PEP726HOOK`` unset.
+Site calls the ``module:callable`` of a ``.start`` file and skips the import
+line of the ``.pth`` file of the same name.  The wheel ships the pair only
+where the ``.pth`` line may not run (CPython 3.18+ ignores import lines; pure
+wheels), see ``setup.py``: on 3.15-3.17 any ``.start`` file costs every process
+an import of ``pkgutil`` and ``re``.  The entry point lives in this top-level
+module because naming ``pep726hook._bootstrap`` would import the whole package
+in every process, even with ``PEP726HOOK`` unset.
 
 PYTEST_DONT_REWRITE: pytest would otherwise warn that this module, imported at
 start-up, cannot be rewritten (see ``pep726hook/__init__.py``).

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+import sysconfig
 import types
 from pathlib import Path
 from typing import Callable
@@ -122,6 +123,17 @@ def test_native_engine_request_fails_clearly_where_unavailable() -> None:
     with pytest.raises(pep726hook.EngineUnavailableError, match="native engine"):
         pep726hook.install("native")
     assert not pep726hook.is_installed()
+
+
+@pytest.mark.skipif(not sysconfig.get_config_var("Py_GIL_DISABLED"), reason="needs free-threading")
+def test_free_threaded_build_says_why_there_is_no_native_engine() -> None:
+    assert pep726hook.available_engines() == ("class",)
+    with pytest.raises(pep726hook.EngineUnavailableError, match="free-threaded") as raised:
+        pep726hook.install("native")
+    assert "no public way to stop them" in str(raised.value)
+    assert "class engine" in str(raised.value)
+    with pep726hook.install("auto") as installation:
+        assert installation.engine == "class"
 
 
 def test_auto_prefers_the_native_engine_where_available() -> None:

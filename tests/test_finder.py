@@ -173,6 +173,16 @@ class LegacyFinder(importlib.abc.MetaPathFinder):
         return importlib.util.spec_from_loader(fullname, self.loader)
 
 
+LEGACY_LOADERS_ARE_RUN = sys.version_info < (3, 15)
+
+
+def import_legacy_loaded() -> types.ModuleType:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", (DeprecationWarning, ImportWarning))
+        return importlib.import_module("legacy_loaded")
+
+
+@pytest.mark.skipif(not LEGACY_LOADERS_ARE_RUN, reason="3.15 never calls load_module()")
 def test_wrapper_offers_only_the_loading_methods_the_real_loader_has(
     class_engine: Pep726Finder,
 ) -> None:
@@ -183,9 +193,7 @@ def test_wrapper_offers_only_the_loading_methods_the_real_loader_has(
     assert isinstance(spec.loader, LoadModuleWrapper)
     assert not hasattr(spec.loader, "exec_module")
     assert not hasattr(spec.loader, "create_module")
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", (DeprecationWarning, ImportWarning))
-        module = importlib.import_module("legacy_loaded")
+    module = import_legacy_loaded()
     module.x = 1
     # importlib sets __spec__ and friends by attribute after load_module(), as
     # it would with the reference implementation: the hook sees those too.
@@ -198,6 +206,36 @@ def test_wrapper_offers_only_the_loading_methods_the_real_loader_has(
     assert not hasattr(modern.loader, "load_module") or hasattr(
         modern.loader._loader, "load_module"
     )
+
+
+def test_load_module_only_loader_fails_or_loads_exactly_as_without_us() -> None:
+    """Row 6: 3.15 calls exec_module() on every loader (gh-97850); before, load_module()."""
+    legacy = LoadModuleOnlyLoader(HOOKED)
+    sys.meta_path.append(LegacyFinder("legacy_loaded", legacy))
+
+    def outcome() -> tuple[str, str]:
+        sys.modules.pop("legacy_loaded", None)
+        try:
+            module = import_legacy_loaded()
+        except Exception as error:
+            return type(error).__name__, str(error)
+        return "loaded", repr(module.__loader__)
+
+    expected = outcome()
+    with pep726hook.install("class"):
+        finder = sys.meta_path[0]
+        assert isinstance(finder, Pep726Finder)
+        spec = finder.find_spec("legacy_loaded", None)
+        actual = outcome()
+    if LEGACY_LOADERS_ARE_RUN:
+        assert isinstance(spec.loader, LoadModuleWrapper)
+        assert expected[0] == "loaded"
+    else:
+        # Nothing to run around: the spec keeps the real loader, and the
+        # AttributeError names it, not a wrapper.
+        assert spec.loader is legacy
+        assert expected[0] == "AttributeError"
+    assert actual == expected
 
 
 def test_resources_work_during_and_after_execution(engine: str, write_module: WriteModule) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
@@ -11,6 +12,11 @@ from _venv import ROOT, Venv, describe, editable_venv, make_venv, write
 PTH = "pep726hook.pth"
 START = "pep726hook.start"
 SHIM = "_pep726hook_startup.py"
+# The .start file (PEP 829) is shipped only where the .pth line may not run:
+# CPython 3.18+ ignores .pth import lines, and a pure wheel may go anywhere.
+SHIPS_START = sys.implementation.name != "cpython" or sys.version_info >= (3, 18)
+# Interpreters whose site processes .start files.
+RUNS_START_FILES = sys.implementation.name == "cpython" and sys.version_info >= (3, 15)
 
 # What Python 3.15+ does with a PEP 829 .start file: resolve and call each entry.
 RUN_START_ENTRIES = """\
@@ -40,38 +46,82 @@ def test_wheel_ships_the_startup_files_at_its_root(venv: Venv) -> None:
     assert line.startswith("import ")
     # Sorts after setuptools' __editable__*.pth, so an editable path is set up first.
     assert sorted([PTH, "__editable__.pep726hook-0.1.0.pth"])[-1] == PTH
-    start = (venv.site_packages / START).read_text(encoding="utf-8").strip()
+    assert (venv.site_packages / START).is_file() == SHIPS_START
+    assert (venv.site_packages / SHIM).is_file() == SHIPS_START
+    # Same name as the .pth: where site runs .start files, the .pth line is skipped.
+    assert Path(START).stem == Path(PTH).stem
+    start = (ROOT / "src" / START).read_text(encoding="utf-8").strip()
     assert start == "_pep726hook_startup:activate"
-    assert (venv.site_packages / SHIM).is_file()
+
+
+def start_entry_code(venv: Venv, tmp_path: Path) -> str:
+    """Code that puts the shim on the path and runs the .start file as 3.15's site would."""
+    shim_directory = tmp_path / "start"
+    shim_directory.mkdir()
+    shutil.copy(ROOT / "src" / SHIM, shim_directory / SHIM)
+    return (
+        f"import sys; sys.path[:0] = [{str(shim_directory)!r}]\n"
+        f"sys.path.append({str(venv.site_packages)!r})\n" + RUN_START_ENTRIES
+    )
 
 
 def test_start_entry_point_activates(venv: Venv, tmp_path: Path) -> None:
     write(tmp_path / "helper.py", HELPER)
-    code = RUN_START_ENTRIES + CHECK.replace("; ", "\n")
+    code = start_entry_code(venv, tmp_path) + CHECK.replace("; ", "\n")
     # -S: the .pth does not run, so only the entry point can have installed the hook.
-    argv = ["-S", "-c", f"import sys; sys.path.append({str(venv.site_packages)!r})\n" + code]
     out = venv.check_python(
-        [*argv, str(venv.site_packages / START)], env={"PEP726HOOK": "1"}, cwd=tmp_path
+        ["-S", "-c", code, str(ROOT / "src" / START)], env={"PEP726HOOK": "1"}, cwd=tmp_path
     )
     assert out.split()[0] == "True"
     assert out.rstrip().endswith("['x']")
 
 
-def test_start_entry_point_imports_nothing_when_unset(venv: Venv) -> None:
+def test_start_entry_point_imports_nothing_when_unset(venv: Venv, tmp_path: Path) -> None:
     code = (
-        f"import sys; sys.path.append({str(venv.site_packages)!r})\n"
-        + RUN_START_ENTRIES
+        start_entry_code(venv, tmp_path)
         + "print(sorted(m for m in sys.modules if m.startswith('pep726hook')))\n"
     )
-    out = venv.check_python(["-S", "-c", code, str(venv.site_packages / START)])
+    out = venv.check_python(["-S", "-c", code, str(ROOT / "src" / START)])
     assert out == "[]\n"
 
 
-def test_unset_variable_imports_nothing(venv: Venv) -> None:
-    out = venv.check_python(
-        ["-c", "import sys; print(sorted(m for m in sys.modules if 'pep726' in m))"]
+STARTUP_MODULES = "import sys; print(sorted(sys.modules))"
+
+
+def test_unset_variable_imports_nothing(venv: Venv, tmp_path: Path) -> None:
+    # Not even what site would import for a .start file (pkgutil, re, 3.15+).
+    bare = make_venv(tmp_path / "bare", [])
+    assert venv.check_python(["-c", STARTUP_MODULES]) == bare.check_python(
+        ["-c", STARTUP_MODULES]
     )
-    assert out == "[]\n"
+
+
+# A stand-in for the package that reports which start-up file called it, once
+# per file: a venv may run its .pth lines twice (cpython#75723).
+FAKE_BOOTSTRAP = """\
+import sys
+seen = set()
+def activate():
+    caller = sys._getframe(1).f_code.co_filename
+    route = "start" if caller.endswith("_pep726hook_startup.py") else "pth"
+    if route not in seen:
+        seen.add(route)
+        sys.stderr.write(route + "\\n")
+"""
+
+
+@pytest.mark.parametrize("files", ["as shipped", "pth and start"])
+def test_pth_and_start_never_both_activate(tmp_path: Path, files: str) -> None:
+    bare = make_venv(tmp_path / "bare", [])
+    names = [PTH, START, SHIM] if files == "pth and start" or SHIPS_START else [PTH]
+    for name in names:
+        shutil.copy(ROOT / "src" / name, bare.site_packages / name)
+    write(bare.site_packages / "pep726hook" / "__init__.py", "")
+    write(bare.site_packages / "pep726hook" / "_bootstrap.py", FAKE_BOOTSTRAP)
+    result = bare.run_python(["-c", "pass"], env={"PEP726HOOK": "1"})
+    assert result.returncode == 0, describe(result)
+    expected = "start" if RUNS_START_FILES and START in names else "pth"
+    assert result.stderr == expected + "\n", describe(result)
 
 
 @pytest.mark.parametrize("value", ["0", ""])
@@ -183,6 +233,22 @@ def test_activation_does_not_import_threading(venv: Venv, venv_engine: str) -> N
     assert out == "False True\n"
 
 
+def test_activation_imports_only_what_the_engine_needs(venv: Venv, venv_engine: str) -> None:
+    # Issue 14: with the native engine neither the class engine nor its finder
+    # is loaded, and no start-up module imports __future__ (the first standard
+    # library .py import makes Python list the whole library directory).
+    code = "import sys; print(sorted(m for m in sys.modules if m in NAMES))"
+    names = ["__future__", "pep726hook._class_engine", "pep726hook._finder"]
+    code = code.replace("NAMES", repr(names))
+    baseline = venv.check_python(["-c", code])
+    if baseline != "[]\n":
+        pytest.skip(f"this interpreter imports {baseline.strip()} at start-up by itself")
+    out = venv.check_python(["-c", code], env={"PEP726HOOK": "1", "PEP726HOOK_ENGINE": venv_engine})
+    # The class engine needs both (and they still use postponed annotations).
+    expected = names if venv_engine == "class" else []
+    assert out == f"{expected}\n"
+
+
 def test_activation_is_idempotent(venv: Venv, venv_engine: str, tmp_path: Path) -> None:
     # cpython#75723, coverage#340: venvs may run the .pth lines twice.
     write(tmp_path / "helper.py", HELPER)
@@ -248,8 +314,8 @@ def test_editable_install_activates_too(
 ) -> None:
     venv = editable_venv(tmp_path_factory)
     assert (venv.site_packages / PTH).is_file()
-    assert (venv.site_packages / START).is_file()
-    assert (venv.site_packages / SHIM).is_file()
+    assert (venv.site_packages / START).is_file() == SHIPS_START
+    assert (venv.site_packages / SHIM).is_file() == SHIPS_START
     write(tmp_path / "helper.py", HELPER)
     result = venv.run_python(["-c", CHECK], env={"PEP726HOOK": "1"}, cwd=tmp_path)
     assert result.returncode == 0, describe(result)
@@ -273,8 +339,8 @@ def test_built_wheel_lists_the_startup_files_in_record(venv: Venv) -> None:
     assert records, "no RECORD"
     text = records[0].read_text(encoding="utf-8")
     assert f"\n{PTH}," in "\n" + text
-    assert f"\n{START}," in "\n" + text
-    assert f"\n{SHIM}," in "\n" + text
+    assert (f"\n{START}," in "\n" + text) == SHIPS_START
+    assert (f"\n{SHIM}," in "\n" + text) == SHIPS_START
 
 
 def test_own_package_is_never_wrapped(venv: Venv, venv_engine: str) -> None:

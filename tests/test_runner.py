@@ -101,6 +101,27 @@ def test_safe_path_is_honoured(venv: Venv, project: Path, target: str) -> None:
     assert actual == expected
 
 
+@pytest.mark.parametrize("target", ["script", "code", "module"])
+def test_compile_warnings_meet_the_filters_python_gives_them(
+    venv: Venv, tmp_path: Path, target: str
+) -> None:
+    # 3.15 compiles a script and -c code as module "__main__" (and a -m module
+    # under its own name): a filter naming the module must fire, or not, alike.
+    source = 'x = "\\d"\nprint("ran")\n'
+    write(tmp_path / "escape.py", source)
+    argv = {"script": ["escape.py"], "code": ["-c", source], "module": ["-m", "escape"]}[target]
+    for module in ("__main__", "escape"):
+        options = ["-W", f"error::SyntaxWarning:{module}"]
+        expected = venv.run(["python", *options, *argv], cwd=tmp_path)
+        actual = venv.run(["python", *options, "-m", "pep726hook", *argv], cwd=tmp_path)
+        assert (actual.returncode, actual.stdout) == (expected.returncode, expected.stdout)
+        # Only the last line: a SyntaxError from a -m target shows runpy's
+        # frames under python and not under the runner.
+        assert actual.stderr.splitlines()[-1:] == expected.stderr.splitlines()[-1:], describe(
+            actual
+        )
+
+
 @pytest.mark.skipif(sys.version_info < (3, 11), reason="-P is new in 3.11")
 def test_safe_path_leaves_the_current_directory_out_for_modules(venv: Venv, project: Path) -> None:
     result = venv.run(["python", "-P", "-m", "pep726hook", "-m", "dumpmod"], cwd=project)

@@ -484,3 +484,31 @@ def test_install_and_uninstall_during_a_meta_path_walk_do_not_hide_modules(
 
     module = importlib.import_module("stress_walked")
     assert module.x == 1
+
+
+FREE_THREADED = bool(__import__("sysconfig").get_config_var("Py_GIL_DISABLED"))
+
+GIL_PROBE = """\
+import sys, threading, pep726hook, pep726hook._runner, pep726hook._cli
+try:
+    import pep726hook._memfind
+except ImportError:
+    pass
+pep726hook.install()
+def work():
+    import json, email.message
+threads = [threading.Thread(target=work) for _ in range(4)]
+for thread in threads:
+    thread.start()
+for thread in threads:
+    thread.join(60)
+print(sys._is_gil_enabled(), pep726hook.engine(), any(t.is_alive() for t in threads))
+"""
+
+
+@pytest.mark.skipif(not FREE_THREADED, reason="needs a free-threaded build")
+def test_free_threaded_build_keeps_running_without_the_gil(venv: Any) -> None:
+    # An extension module without Py_mod_gil = Py_MOD_GIL_NOT_USED would turn
+    # the GIL back on for the whole process the moment it is imported.
+    out = venv.check_python(["-c", GIL_PROBE], env={"PYTHON_GIL": ""})
+    assert out == "False class False\n"

@@ -47,7 +47,7 @@ class HookAwareModule(ModuleType):
 
     def __setattr__(self, name: str, value: Any) -> None:
         hook = _hook_of(self, "__setattr__")
-        if hook is not _NO_HOOK:
+        if hook is not _NO_HOOK and not (name == "__class__" and _lazy_loader_is_storing()):
             hook(name, value)
             return
         if name == "__class__" and issubclass(type(value), type) and issubclass(value, ModuleType):
@@ -100,6 +100,21 @@ def _skipped_by_warnings(function: Any) -> None:
 
 _skipped_by_warnings(HookAwareModule.__setattr__)
 _skipped_by_warnings(HookAwareModule.__delattr__)
+
+def _lazy_loader_is_storing() -> bool:
+    """Tell whether the ``__class__`` store under way is LazyLoader ending a lazy load.
+
+    PyPy 3.11 and CPython 3.12.3-3.12.x end it with a plain
+    ``self.__class__ = types.ModuleType`` in ``_LazyModule.__getattribute__``
+    (CPython 3.13+ uses ``object.__setattr__``, gh-117182): import-system
+    bookkeeping that no hook should see.
+    """
+    store = sys._getframe(2)  # 0: here, 1: HookAwareModule.__setattr__
+    return (
+        store.f_code.co_name == "__getattribute__"
+        and store.f_globals.get("__name__") == "importlib.util"
+    )
+
 
 # CPython's error messages name the object's type: ``del mod.missing`` says
 # "'module' object has no attribute 'missing'" (3.12+).  Stand in for

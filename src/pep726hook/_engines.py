@@ -1,10 +1,6 @@
 """Choosing an engine by name: ``auto``, ``native`` or ``class``."""
 
-from __future__ import annotations
-
 import os
-
-from ._class_engine import ClassEngine
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -40,7 +36,7 @@ class EngineUnavailableError(RuntimeError):
 # extension's ImportError and reports it through unavailable_reason().
 
 
-def native_unavailable_reason() -> str | None:
+def native_unavailable_reason() -> "str | None":
     """Return why the native engine cannot run here, or None if it can."""
     from . import _native_engine
 
@@ -54,7 +50,7 @@ def _native_slot_is_patched() -> bool:
     return _native_engine.slot_is_patched()
 
 
-def available_engines() -> tuple[str, ...]:
+def available_engines() -> "tuple[str, ...]":
     """Return the names of the engines that can run in this interpreter."""
     if native_unavailable_reason() is None:
         return ("native", "class")
@@ -75,7 +71,7 @@ def normalize_engine_name(value: str, origin: str = "engine") -> str:
     return name
 
 
-def requested_engine_name(name: str | None) -> str:
+def requested_engine_name(name: "str | None") -> str:
     """Return *name*, or the engine named by ``$PEP726HOOK_ENGINE``, or ``auto``; normalised."""
     if name is not None:
         return normalize_engine_name(name)
@@ -85,7 +81,7 @@ def requested_engine_name(name: str | None) -> str:
     return normalize_engine_name(value, f"${ENGINE_VARIABLE}")
 
 
-def create_engine(name: str) -> Engine:
+def create_engine(name: str) -> "Engine":
     """Return a new engine for a validated *name*."""
     if name == "class":
         if _native_slot_is_patched():
@@ -97,7 +93,7 @@ def create_engine(name: str) -> Engine:
                 "(installed by the main interpreter), so the class engine cannot be used "
                 "on top of it; use engine='native' or 'auto'"
             )
-        return ClassEngine()
+        return _class_engine()
     reason = native_unavailable_reason()
     if reason is None:
         from ._native_engine import NativeEngine
@@ -106,4 +102,12 @@ def create_engine(name: str) -> Engine:
         return native
     if name == "native":
         raise EngineUnavailableError(reason)
+    return _class_engine()
+
+
+def _class_engine() -> "Engine":
+    # Imported only when chosen: start-up activation with the native engine
+    # then never loads the class engine and the finder (issue 14).
+    from ._class_engine import ClassEngine
+
     return ClassEngine()

@@ -32,6 +32,10 @@ _PASS_THROUGH_ORIGINS = ("built-in", "frozen")
 # Python 3.12 dropped find_module() from the import system: finders without
 # find_spec() are skipped there, and asked the old way before (pytest#12179).
 _ASK_LEGACY_FINDERS = sys.version_info < (3, 12)
+# Python 3.15 dropped the load_module() fallback (gh-97850): the import system
+# calls exec_module() on every loader, so one with only load_module() fails
+# with AttributeError; left unwrapped, it fails exactly as it does without us.
+_LEGACY_LOADERS_ARE_RUN = sys.version_info < (3, 15)
 
 
 def _namespace_loader_types() -> tuple[type, ...]:
@@ -173,7 +177,9 @@ def _loader_can_be_wrapped(spec: Any) -> bool:
         return False
     if spec.origin in _PASS_THROUGH_ORIGINS or isinstance(loader, _NAMESPACE_LOADERS):
         return False
-    return hasattr(loader, "exec_module") or hasattr(loader, "load_module")
+    if hasattr(loader, "exec_module"):
+        return True
+    return _LEGACY_LOADERS_ARE_RUN and hasattr(loader, "load_module")
 
 
 def _wrap(loader: Any, spec: Any, engine: LoadingEngine) -> Any:
@@ -296,7 +302,7 @@ class ExecModuleWrapper(_LoaderWrapper):
 
 
 class LoadModuleWrapper(_LoaderWrapper):
-    """Wraps a legacy loader that only has ``load_module``.
+    """Wraps a legacy loader that only has ``load_module`` (before Python 3.15).
 
     The module body runs inside the real loader, so hooks can only take effect
     once it has finished.

@@ -1,7 +1,5 @@
 """Turning PEP 726 behaviour on and off for the whole interpreter."""
 
-from __future__ import annotations
-
 import _thread
 import os
 import sys
@@ -10,13 +8,13 @@ import sys
 from . import _enable
 from ._class_engine import is_module
 from ._engines import create_engine, requested_engine_name
-from ._finder import Pep726Finder
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from types import ModuleType, TracebackType
 
     from ._engines import Engine
+    from ._finder import Pep726Finder
 else:
     ModuleType = type(sys)
 
@@ -29,9 +27,12 @@ else:
 # or user code is called back, so it cannot deadlock against the import
 # system's per-module locks taken by a thread that imports meanwhile.
 _lock = _thread.RLock()
-_active_engine: Engine | None = None
+# Finders are recognised by class name (the finder module is imported only by
+# the class engine), which also catches one left by an earlier copy of the package.
+_FINDER_CLASS_NAME = "Pep726Finder"
+_active_engine: "Engine | None" = None
 # How the hook was turned on, for `pep726hook info` and pytest's report header.
-_route: str | None = None
+_route: "str | None" = None
 
 
 # Functions rather than bound methods: the child rebinds _lock.
@@ -77,20 +78,20 @@ class Installation:
             f"<pep726hook.Installation engine={self.engine!r} installed_now={self.installed_now}>"
         )
 
-    def __enter__(self) -> Installation:
+    def __enter__(self) -> "Installation":
         return self
 
     def __exit__(
         self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
+        exc_type: "type[BaseException] | None",
+        exc: "BaseException | None",
+        traceback: "TracebackType | None",
     ) -> None:
         if self.installed_now:
             uninstall()
 
 
-def install(engine: str | None = None) -> Installation:
+def install(engine: "str | None" = None) -> "Installation":
     """Give every module imported from now on PEP 726 behaviour.
 
     *engine* is ``"auto"`` (native where available, else class), ``"native"``
@@ -125,6 +126,9 @@ def install(engine: str | None = None) -> Installation:
         new_engine.activate()
         try:
             if new_engine.uses_finder:
+                # Imported here: activation with the native engine needs no finder.
+                from ._finder import Pep726Finder
+
                 _remove_finders()
                 sys.meta_path = [Pep726Finder(new_engine, _reclaim_front), *sys.meta_path]
             new_engine.upgrade_existing(sys.modules)
@@ -138,7 +142,7 @@ def install(engine: str | None = None) -> Installation:
         return Installation(new_engine.name, installed_now=True)
 
 
-def _upgrade_main(new_engine: Engine) -> None:
+def _upgrade_main(new_engine: "Engine") -> None:
     # The interpreter makes __main__ before site runs, and `python script`,
     # `-c` and `-m` (runpy) all run the program in that module, so upgrading
     # it now is what the runner does for its own __main__.
@@ -175,7 +179,7 @@ def is_installed() -> bool:
     return _active_engine is not None
 
 
-def engine(module: ModuleType | None = None) -> str | None:
+def engine(module: "ModuleType | None" = None) -> "str | None":
     """Return the name of the active engine (``"native"`` or ``"class"``), or None.
 
     Without *module*, the engine of :func:`install`; with it, the engine that
@@ -197,12 +201,12 @@ def record_route(route: str) -> None:
             _route = route
 
 
-def route() -> str | None:
+def route() -> "str | None":
     """Return how the hook was turned on (``"install()"`` unless a route said), or None."""
     return _route
 
 
-def upgrade(module: ModuleType) -> ModuleType:
+def upgrade(module: "ModuleType") -> "ModuleType":
     """Give one module object PEP 726 behaviour now, and return it.
 
     For modules that did not come through the import system (``types.ModuleType``
@@ -225,7 +229,7 @@ def upgrade(module: ModuleType) -> ModuleType:
     return module
 
 
-def is_upgraded(module: ModuleType) -> bool:
+def is_upgraded(module: "ModuleType") -> bool:
     """Tell whether stores and deletions on *module* call its hooks right now."""
     active = _active_engine
     if active is not None and active.is_upgraded(module):
@@ -239,7 +243,7 @@ def ensure_finder_first() -> bool:
     Returns whether the finder is installed.
     """
     with _lock:
-        finders = [f for f in sys.meta_path if isinstance(f, Pep726Finder)]
+        finders = [f for f in sys.meta_path if type(f).__name__ == _FINDER_CLASS_NAME]
         if not finders:
             return False
         finder = finders[0]
@@ -248,7 +252,7 @@ def ensure_finder_first() -> bool:
         return True
 
 
-def _reclaim_front(finder: Pep726Finder) -> None:
+def _reclaim_front(finder: "Pep726Finder") -> None:
     """Put *finder* first again and upgrade what was imported past it.
 
     A finder inserted in front of ours after install() serves its modules
@@ -270,4 +274,4 @@ def _reclaim_front(finder: Pep726Finder) -> None:
 def _remove_finders() -> None:
     # Any instance counts, including one left by an earlier copy of this
     # package, so that activation stays idempotent (cpython#75723).
-    sys.meta_path = [f for f in sys.meta_path if type(f).__name__ != Pep726Finder.__name__]
+    sys.meta_path = [f for f in sys.meta_path if type(f).__name__ != _FINDER_CLASS_NAME]

@@ -8,8 +8,6 @@ keep CPython's specialised fast path because module classes stay unchanged.
 Design and limits: https://github.com/pep726hook/pep726hook/blob/main/docs/native-engine.md
 """
 
-from __future__ import annotations
-
 import sys
 
 TYPE_CHECKING = False
@@ -17,7 +15,7 @@ if TYPE_CHECKING:
     from types import ModuleType
     from typing import Any
 
-_native_error: ImportError | None
+_native_error: "ImportError | None"
 if sys.implementation.name != "cpython" or "t" in getattr(sys, "abiflags", ""):
     # Never built there (setup.py): skip a search of the package directory
     # that costs a library calling enable() ~0.3 ms of its import on PyPy.
@@ -31,14 +29,19 @@ else:
         _native_error = None
 
 
-def unavailable_reason() -> str | None:
+def unavailable_reason() -> "str | None":
     """Return why the native engine cannot run in this interpreter, or None if it can."""
     if sys.implementation.name != "cpython":
         return f"the native engine needs CPython; this is {sys.implementation.name}"
     if "t" in getattr(sys, "abiflags", ""):
-        # Patching a type slot is not thread-safe without the GIL, so setup.py
-        # does not build the extension for free-threaded CPython (issue 3, 2d).
-        return "the native engine is not built for free-threaded CPython"
+        # setup.py does not build the extension there (issue 3, 2d; issue 10):
+        # see docs/native-engine.md, "Free-threaded builds".
+        return (
+            "the native engine is not built for free-threaded CPython: it rewrites "
+            "ModuleType's tp_setattro slot and type dict in place, which running threads "
+            "read without a lock, and CPython has no public way to stop them meanwhile; "
+            "the class engine ('class', or 'auto') works there"
+        )
     if _native_error is not None:
         # Also what an isolated sub-interpreter (3.12+, own GIL) gets: the
         # extension declares it does not support a per-interpreter GIL.
@@ -76,7 +79,7 @@ class NativeEngine:
         """Undo :meth:`activate` for this interpreter."""
         _native.uninstall()
 
-    def upgrade(self, module: ModuleType) -> None:
+    def upgrade(self, module: "ModuleType") -> None:
         """Make sure *module*'s class reaches the patched slot.
 
         Only a ``ModuleType`` subclass that somehow kept the original slot (a
@@ -85,24 +88,24 @@ class NativeEngine:
         """
         _native.upgrade_type(type(module))
 
-    def downgrade(self, module: ModuleType) -> None:
+    def downgrade(self, module: "ModuleType") -> None:
         """Nothing to undo per module: the patch is on the type."""
 
-    def is_upgraded(self, module: ModuleType) -> bool:
+    def is_upgraded(self, module: "ModuleType") -> bool:
         """Tell whether stores on *module* would call its hooks now."""
         state = _native.state()
         if not (state["entries"] or state["direct"]):
             return False
         return _native.type_reaches_hook(type(module))
 
-    def upgrade_existing(self, modules: dict[str, Any]) -> None:
+    def upgrade_existing(self, modules: "dict[str, Any]") -> None:
         """Nothing to do: modules imported before :meth:`activate` are covered too."""
 
-    def begin(self, module: object) -> type | None:
+    def begin(self, module: object) -> "type | None":
         """Never called (no finder); returns None."""
         return None
 
-    def abort(self, module: ModuleType, class_before: type) -> None:
+    def abort(self, module: "ModuleType", class_before: type) -> None:
         """Never called (no finder)."""
 
     def settle(self, module: object) -> None:

@@ -32,6 +32,9 @@ else:
 _NUL_TO_END_OF_LINE = re.compile(rb"\0[^\n]*\n?")
 # PEP 263's regular expression, on bytes.
 _CODING_DECLARATION = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)")
+# 3.15 no longer sets __cached__ on any module, __main__ included (neither
+# runpy nor `python script.py` does): spec.cached is where it lives now.
+_MODULES_HAVE_CACHED = sys.version_info < (3, 15)
 
 # Files whose frames are ours or runpy's: they are trimmed from the front of a
 # traceback so that the user sees what ``python TARGET`` would have shown.
@@ -178,7 +181,10 @@ class Runner:
         else:
             loader = SourceFileLoader("__main__", filename)
             self.code = _compile(_as_python_reads_a_script(data, filename), filename)
-        self.module = _new_main({"__file__": filename, "__cached__": None, "__loader__": loader})
+        namespace: dict[str, Any] = {"__file__": filename, "__loader__": loader}
+        if _MODULES_HAVE_CACHED:
+            namespace["__cached__"] = None
+        self.module = _new_main(namespace)
 
     # -- running -----------------------------------------------------------
 
@@ -308,6 +314,10 @@ def _is_compiled(path: str, data: bytes) -> bool:
 def _compile(source: bytes, filename: str) -> CodeType:
     # Bytes so that a coding declaration is honoured; dont_inherit so that our
     # own `from __future__ import annotations` does not leak into the target.
+    if sys.version_info >= (3, 15):
+        # 3.15 compiles a script and -c code as module "__main__", which is
+        # what a `-W error::SyntaxWarning:__main__` filter matches.
+        return compile(source, filename, "exec", dont_inherit=True, module="__main__")
     return compile(source, filename, "exec", dont_inherit=True)
 
 
@@ -400,13 +410,15 @@ def _declared_encoding(data: bytes) -> str | None:
 
 def _namespace_from_spec(spec: Any) -> dict[str, Any]:
     # The globals runpy._run_code gives a module run with `python -m`.
-    return {
+    namespace = {
         "__file__": spec.origin,
-        "__cached__": spec.cached,
         "__loader__": spec.loader,
         "__package__": spec.parent,
         "__spec__": spec,
     }
+    if _MODULES_HAVE_CACHED:
+        namespace["__cached__"] = spec.cached
+    return namespace
 
 
 def _new_main(extra: dict[str, Any]) -> ModuleType:
