@@ -11,7 +11,6 @@ warning stops the session (and every xdist worker).  This marker tells pytest
 that the package is not meant to be rewritten.
 """
 
-from ._enable import enable
 from ._engines import EngineUnavailableError, available_engines
 from ._install import (
     Installation,
@@ -24,6 +23,24 @@ from ._install import (
 )
 
 __version__ = "0.1.0"
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from ._enable import enable
+else:
+
+    def __getattr__(name: str) -> object:
+        # enable() needs the class engine, which activation with the native
+        # engine never loads (issue 14): its module is imported on first use.
+        if name == "enable":
+            from ._enable import enable
+
+            globals()["enable"] = enable
+            return enable
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+del TYPE_CHECKING
 
 __all__ = [
     "EngineUnavailableError",

@@ -4,14 +4,12 @@ import _thread
 import os
 import sys
 
-# A module, not names: _enable imports this module back (for the lock).
-from . import _enable
-from ._class_engine import is_module
 from ._engines import create_engine, requested_engine_name
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from types import ModuleType, TracebackType
+    from types import ModuleType as _EnableModule
 
     from ._engines import Engine
     from ._finder import Pep726Finder
@@ -33,6 +31,14 @@ _FINDER_CLASS_NAME = "Pep726Finder"
 _active_engine: "Engine | None" = None
 # How the hook was turned on, for `pep726hook info` and pytest's report header.
 _route: "str | None" = None
+_ENABLE_MODULE = __name__.rpartition(".")[0] + "._enable"
+
+
+def _opt_ins() -> "_EnableModule | None":
+    # pep726hook._enable is imported by the first enable() call (it needs the
+    # class engine, which activation with the native engine must not load):
+    # until it exists no module has opted in.
+    return sys.modules.get(_ENABLE_MODULE)
 
 
 # Functions rather than bound methods: the child rebinds _lock.
@@ -120,9 +126,12 @@ def install(engine: "str | None" = None) -> "Installation":
                     f"engine; call uninstall() before installing the {name!r} engine"
                 )
             return Installation(_active_engine.name, installed_now=False)
-        # Opted-in modules that are gone no longer hold their engine (and its patch).
-        _enable.release_unused()
-        new_engine = create_engine(_enable.engine_for_install(name))
+        opt_ins = _opt_ins()
+        if opt_ins is not None:
+            # Opted-in modules that are gone no longer hold their engine (and its patch).
+            opt_ins.release_unused()
+            name = opt_ins.engine_for_install(name)
+        new_engine = create_engine(name)
         new_engine.activate()
         try:
             if new_engine.uses_finder:
@@ -167,11 +176,15 @@ def uninstall() -> None:
     with _lock:
         if _active_engine is not None:
             _remove_finders()
-            if not (_active_engine.name == "native" and _enable.keeps_native_patch()):
+            opt_ins = _opt_ins()
+            keeps_patch = opt_ins is not None and opt_ins.keeps_native_patch()
+            if not (_active_engine.name == "native" and keeps_patch):
                 _active_engine.deactivate()
             _active_engine = None
             _route = None
-        _enable.release_unused()
+        opt_ins = _opt_ins()
+        if opt_ins is not None:
+            opt_ins.release_unused()
 
 
 def is_installed() -> bool:
@@ -190,7 +203,8 @@ def engine(module: "ModuleType | None" = None) -> "str | None":
         return None if active is None else active.name
     if active is not None and active.is_upgraded(module):
         return active.name
-    return _enable.serving_engine(module)
+    opt_ins = _opt_ins()
+    return None if opt_ins is None else opt_ins.serving_engine(module)
 
 
 def record_route(route: str) -> None:
@@ -215,11 +229,14 @@ def upgrade(module: "ModuleType") -> "ModuleType":
     is.  Raises RuntimeError when not installed and TypeError when *module* is
     not a module.
     """
-    if not is_module(module):
+    # By the real type: isinstance would run a placeholder's __getattribute__
+    # (issue 13, finding 10).
+    if not issubclass(type(module), ModuleType):
         raise TypeError(f"upgrade() needs a module, not {type(module).__name__}")
     active = _active_engine
     if active is None:
-        if _enable.is_opted_in(module):
+        opt_ins = _opt_ins()
+        if opt_ins is not None and opt_ins.is_opted_in(module):
             return module
         raise RuntimeError(
             "pep726hook is not installed; call pep726hook.install() first, or have the "
@@ -234,7 +251,8 @@ def is_upgraded(module: "ModuleType") -> bool:
     active = _active_engine
     if active is not None and active.is_upgraded(module):
         return True
-    return _enable.serving_engine(module) is not None
+    opt_ins = _opt_ins()
+    return opt_ins is not None and opt_ins.serving_engine(module) is not None
 
 
 def ensure_finder_first() -> bool:
