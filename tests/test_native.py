@@ -267,7 +267,7 @@ def test_uninstall_restores_the_module_type_dict_exactly() -> None:
         with pep726hook.install("native"):
             during = type(sys).__dict__["__setattr__"]
             assert during is not before["__setattr__"]
-            assert type(during).__name__ == "method_descriptor"
+            assert type(during).__name__ == "module_hook_descriptor"
         after = {name: type(sys).__dict__.get(name, _MISSING) for name in before}
         assert after == before
         assert all(after[name] is before[name] for name in before)
@@ -744,6 +744,30 @@ def test_module_type_hook_methods_keep_their_signatures(native: None) -> None:
     assert str(inspect.signature(ModuleType.__setattr__)) == "(self, name, value, /)"
     assert str(inspect.signature(ModuleType.__delattr__)) == "(self, name, /)"
 
+
+
+def test_module_type_hook_methods_look_like_method_descriptors(native: None) -> None:
+    import inspect
+
+    log: list[Any] = []
+    module = hooked_module(log=log)
+    for name, args in (("__setattr__", ("x", 1)), ("__delattr__", ("x",))):
+        method = getattr(ModuleType, name)
+        assert method.__name__ == name
+        assert method.__qualname__ == f"module.{name}"
+        assert method.__objclass__ is ModuleType
+        assert repr(method) == f"<method '{name}' of 'module' objects>"
+        assert "PEP 726" in (method.__doc__ or "")
+        assert inspect.ismethoddescriptor(method)
+        assert method.__reduce__() == (getattr, (ModuleType, name))
+        assert method.__get__(None, ModuleType) is method
+        getattr(module, name)(*args)
+        with pytest.raises(TypeError, match="doesn't apply to a 'int' object"):
+            method.__get__(1, int)
+        with pytest.raises(TypeError, match="takes no keyword arguments"):
+            method(module, *args, extra=1)
+    assert log == [("set", "x", 1), ("del", "x")]
+    assert str(inspect.signature(ModuleType("plain").__setattr__)) == "(name, value, /)"
 
 # --- a hook appearing on a module that was stored on without one ---------------
 # From 3.12 the native engine remembers namespaces without hooks (a dict
