@@ -96,6 +96,8 @@ is_main_interpreter(void)
     return PyInterpreterState_Get() == PyInterpreterState_Main();
 }
 
+static PyMethodDef setattr_def;
+static PyMethodDef delattr_def;
 static PyObject *new_hook_descr(int deleting);
 
 /* The entries of the current interpreter, descriptors created on first use. */
@@ -113,14 +115,20 @@ get_entries(PyObject *module)
         }
         entries = &state->entries;
     }
+    /* The main interpreter's entries are the lean descriptor type that
+     * slot_tp_setattro calls on every store; a sub-interpreter gets method
+     * descriptors, its own objects, whose type is CPython's. */
+    int main = entries == &main_entries;
     if (entries->setattr_descr == NULL) {
-        entries->setattr_descr = new_hook_descr(0);
+        entries->setattr_descr =
+            main ? new_hook_descr(0) : PyDescr_NewMethod(&PyModule_Type, &setattr_def);
         if (entries->setattr_descr == NULL) {
             return NULL;
         }
     }
     if (entries->delattr_descr == NULL) {
-        entries->delattr_descr = new_hook_descr(1);
+        entries->delattr_descr =
+            main ? new_hook_descr(1) : PyDescr_NewMethod(&PyModule_Type, &delattr_def);
         if (entries->delattr_descr == NULL) {
             return NULL;
         }
@@ -541,6 +549,52 @@ check_name(PyObject *name)
     }
     return 0;
 }
+
+/* ModuleType.__setattr__(self, name, value) as a plain method descriptor, for
+ * the entries of sub-interpreters (the type below is a static type of this
+ * extension, used by the main interpreter only).  The method descriptor has
+ * already checked that self is a module. */
+static PyObject *
+module_setattr_method(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2) {
+        PyErr_Format(PyExc_TypeError, "expected 2 arguments, got %zd", nargs);
+        return NULL;
+    }
+    if (check_name(args[0]) < 0 || hooked_setattro(self, args[0], args[1]) < 0) {
+        return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
+/* ModuleType.__delattr__(self, name). */
+static PyObject *
+module_delattr_method(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 1) {
+        PyErr_Format(PyExc_TypeError, "expected 1 argument, got %zd", nargs);
+        return NULL;
+    }
+    if (check_name(args[0]) < 0 || hooked_setattro(self, args[0], NULL) < 0) {
+        return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef setattr_def = {
+    "__setattr__", (PyCFunction)(void (*)(void))module_setattr_method, METH_FASTCALL,
+    /* The text signature keeps inspect.signature(ModuleType.__setattr__)
+     * working, as it does for the slot wrapper this replaces (CPython's
+     * test_inspect test_types_module_has_signatures). */
+    "__setattr__($self, name, value, /)\n--\n\n"
+    "Implement setattr(self, name, value), calling the module's own __setattr__ "
+    "hook when its namespace defines one (PEP 726)."};
+
+static PyMethodDef delattr_def = {
+    "__delattr__", (PyCFunction)(void (*)(void))module_delattr_method, METH_FASTCALL,
+    "__delattr__($self, name, /)\n--\n\n"
+    "Implement delattr(self, name), calling the module's own __delattr__ "
+    "hook when its namespace defines one (PEP 726)."};
 
 /* ---- ModuleType.__setattr__ / __delattr__ ----
  *
