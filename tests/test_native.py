@@ -745,7 +745,6 @@ def test_module_type_hook_methods_keep_their_signatures(native: None) -> None:
     assert str(inspect.signature(ModuleType.__delattr__)) == "(self, name, /)"
 
 
-
 def test_module_type_hook_methods_look_like_method_descriptors(native: None) -> None:
     import inspect
 
