@@ -27,6 +27,7 @@
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+#include <stddef.h>
 #include <string.h>
 
 #if PY_VERSION_HEX >= 0x030D0000
@@ -97,6 +98,7 @@ is_main_interpreter(void)
 
 static PyMethodDef setattr_def;
 static PyMethodDef delattr_def;
+static PyObject *new_hook_descr(int deleting);
 
 /* The entries of the current interpreter, descriptors created on first use. */
 static entries_t *
@@ -113,14 +115,20 @@ get_entries(PyObject *module)
         }
         entries = &state->entries;
     }
+    /* The main interpreter's entries are the lean descriptor type that
+     * slot_tp_setattro calls on every store; a sub-interpreter gets method
+     * descriptors, its own objects, whose type is CPython's. */
+    int main = entries == &main_entries;
     if (entries->setattr_descr == NULL) {
-        entries->setattr_descr = PyDescr_NewMethod(&PyModule_Type, &setattr_def);
+        entries->setattr_descr =
+            main ? new_hook_descr(0) : PyDescr_NewMethod(&PyModule_Type, &setattr_def);
         if (entries->setattr_descr == NULL) {
             return NULL;
         }
     }
     if (entries->delattr_descr == NULL) {
-        entries->delattr_descr = PyDescr_NewMethod(&PyModule_Type, &delattr_def);
+        entries->delattr_descr =
+            main ? new_hook_descr(1) : PyDescr_NewMethod(&PyModule_Type, &delattr_def);
         if (entries->delattr_descr == NULL) {
             return NULL;
         }
@@ -264,6 +272,203 @@ hook_counts_its_own_level(PyObject *hook)
     return PyFunction_Check(hook);
 }
 
+/* ---- the "no hook here" cache (3.12+) ----
+ *
+ * Without a hook, a store costs the dictionary miss for '__setattr__' on top of
+ * the store itself: about a fifth of a plain module store.  From 3.12 on a
+ * dict watcher (public C API) tells us of every change to a watched dict, so a
+ * namespace found to hold neither hook key can be remembered until a change
+ * could have added one.  The cache is direct-mapped by the dict's address
+ * and holds borrowed pointers: the watcher evicts a dict when a key that
+ * could equal a hook key is added to it, when another dict is cloned into it
+ * and when it is deallocated, so a pointer in it is always a live namespace
+ * without hooks.  Only the interpreter that registered the watcher fills it
+ * (watchers are per interpreter); any interpreter may read it, as the live
+ * dicts of one interpreter are never another's.
+ *
+ * Before 3.12 nothing gives such a notice exactly: ma_version_tag changes with
+ * our own store, and a finalizer of the value it replaces may add a hook in
+ * between, so those versions look the hook up on every store. */
+#if PY_VERSION_HEX >= 0x030C0000
+#  define HOOKLESS_CACHE 1
+#  define HOOKLESS_SLOTS 256
+static PyObject *hookless[HOOKLESS_SLOTS];
+static int hookless_watcher = -1;
+static PyInterpreterState *hookless_interp = NULL;
+/* Bumped whenever a watched dict may have gained a hook key, so that a dict
+ * checked while a lookup ran foreign code (an __eq__ of a non-str key) is not
+ * remembered on a stale answer. */
+static unsigned long hookless_generation = 0;
+static int hookless_atexit_registered = 0;
+
+static inline size_t
+hookless_slot(PyObject *dict)
+{
+    uintptr_t address = (uintptr_t)dict;
+    return (size_t)((address >> 4) ^ (address >> 12)) & (HOOKLESS_SLOTS - 1);
+}
+
+static inline int
+known_hookless(PyObject *dict)
+{
+    return hookless[hookless_slot(dict)] == dict;
+}
+
+/* Whether a dict lookup of '__setattr__' or '__delattr__' could find *key*:
+ * any object but an exact str may compare equal to them. */
+static int
+may_be_hook_key(PyObject *key)
+{
+    if (key == setattr_key || key == delattr_key || !PyUnicode_CheckExact(key)) {
+        return 1;
+    }
+    return PyUnicode_GET_LENGTH(key) == PyUnicode_GET_LENGTH(setattr_key) &&
+           (PyUnicode_Compare(key, setattr_key) == 0 || PyUnicode_Compare(key, delattr_key) == 0);
+}
+
+static void
+unwatch_quietly(PyObject *dict)
+{
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
+    if (PyDict_Unwatch(hookless_watcher, dict) < 0) {
+        PyErr_Clear();
+    }
+    PyErr_Restore(type, value, tb);
+}
+
+static int
+hookless_watch_callback(PyDict_WatchEvent event, PyObject *dict, PyObject *key,
+                        PyObject *new_value)
+{
+    (void)new_value;
+    switch (event) {
+    case PyDict_EVENT_ADDED:
+    case PyDict_EVENT_MODIFIED:
+        if (!may_be_hook_key(key)) {
+            return 0;
+        }
+        break;
+    case PyDict_EVENT_DELETED:
+    case PyDict_EVENT_CLEARED:
+        /* Removing keys never adds a hook. */
+        return 0;
+    default:
+        /* CLONED (another dict's items copied in) and DEALLOCATED. */
+        break;
+    }
+    hookless_generation++;
+    size_t slot = hookless_slot(dict);
+    if (hookless[slot] == dict) {
+        hookless[slot] = NULL;
+        if (event != PyDict_EVENT_DEALLOCATED) {
+            unwatch_quietly(dict);
+        }
+    }
+    return 0;
+}
+
+/* Remember *dict* if it holds neither hook key.  Never raises. */
+static void
+remember_hookless(PyObject *dict)
+{
+    if (hookless_watcher < 0 || PyInterpreterState_Get() != hookless_interp) {
+        return;
+    }
+    size_t slot = hookless_slot(dict);
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
+    unsigned long generation = hookless_generation;
+    /* Watched first: a change made from now on is seen by the callback. */
+    if (PyDict_Watch(hookless_watcher, dict) == 0) {
+        int has_set = PyDict_Contains(dict, setattr_key);
+        int has_del = has_set == 0 ? PyDict_Contains(dict, delattr_key) : has_set;
+        if (has_set == 0 && has_del == 0 && generation == hookless_generation) {
+            PyObject *previous = hookless[slot];
+            hookless[slot] = dict;
+            if (previous != NULL && previous != dict) {
+                unwatch_quietly(previous);
+            }
+        }
+        else if (hookless[slot] != dict) {
+            unwatch_quietly(dict);
+        }
+    }
+    PyErr_Clear();
+    PyErr_Restore(type, value, tb);
+}
+
+/* Empty the cache and stop watching (uninstall, interpreter finalization). */
+static void
+forget_all_hookless(void)
+{
+    int unwatch = hookless_watcher >= 0 && hookless_interp != NULL &&
+                  PyInterpreterState_Get() == hookless_interp;
+    for (size_t i = 0; i < HOOKLESS_SLOTS; i++) {
+        if (hookless[i] != NULL && unwatch) {
+            unwatch_quietly(hookless[i]);
+        }
+        hookless[i] = NULL;
+    }
+    hookless_generation++;
+}
+
+/* Py_FinalizeEx runs this after the interpreter is gone: the cached pointers
+ * must not outlive it into a re-initialised one. */
+static void
+hookless_at_exit(void)
+{
+    for (size_t i = 0; i < HOOKLESS_SLOTS; i++) {
+        hookless[i] = NULL;
+    }
+    hookless_watcher = -1;
+    hookless_interp = NULL;
+    hookless_atexit_registered = 0;
+}
+
+/* Register the watcher in the patching interpreter (install()).  Failure
+ * only costs speed, so it never raises. */
+static void
+start_hookless_cache(void)
+{
+    PyInterpreterState *interp = PyInterpreterState_Get();
+    if (hookless_watcher >= 0 && hookless_interp == interp) {
+        return;
+    }
+    forget_all_hookless();
+    if (!hookless_atexit_registered) {
+        if (Py_AtExit(hookless_at_exit) < 0) {
+            return;
+        }
+        hookless_atexit_registered = 1;
+    }
+    int watcher = PyDict_AddWatcher(hookless_watch_callback);
+    if (watcher < 0) {
+        /* All eight watcher slots taken: look the hook up every time. */
+        PyErr_Clear();
+        return;
+    }
+    hookless_watcher = watcher;
+    hookless_interp = interp;
+}
+
+static void
+stop_hookless_cache(void)
+{
+    if (hookless_watcher < 0) {
+        return;
+    }
+    forget_all_hookless();
+    if (hookless_interp == PyInterpreterState_Get() && PyDict_ClearWatcher(hookless_watcher) < 0) {
+        PyErr_Clear();
+    }
+    hookless_watcher = -1;
+    hookless_interp = NULL;
+}
+#else
+#  define HOOKLESS_CACHE 0
+#endif
+
 /* The reference implementation's module_setattro: the hook is looked up in the
  * module's own namespace only (no type lookup, no __getattr__); a key present
  * with any value, None included, is called; its result is ignored. */
@@ -272,6 +477,11 @@ hooked_setattro(PyObject *self, PyObject *name, PyObject *value)
 {
     PyObject *dict = PyModule_Check(self) ? PyModule_GetDict(self) : NULL;
     if (dict != NULL && PyDict_Check(dict)) {
+#if HOOKLESS_CACHE
+        if (known_hookless(dict)) {
+            goto no_hook;
+        }
+#endif
         PyObject *key = value == NULL ? delattr_key : setattr_key;
         PyObject *hook = PyDict_GetItemWithError(dict, key);
         if (hook != NULL) {
@@ -304,6 +514,10 @@ hooked_setattro(PyObject *self, PyObject *name, PyObject *value)
         if (PyErr_Occurred()) {
             return -1;
         }
+#if HOOKLESS_CACHE
+        remember_hookless(dict);
+    no_hook:
+#endif
         if (value != NULL && Py_TYPE(self) == &PyModule_Type && PyUnicode_Check(name) &&
             !(PyUnicode_GET_LENGTH(name) >= 2 && PyUnicode_READ_CHAR(name, 0) == '_' &&
               PyUnicode_READ_CHAR(name, 1) == '_') &&
@@ -336,7 +550,9 @@ check_name(PyObject *name)
     return 0;
 }
 
-/* ModuleType.__setattr__(self, name, value).  The method descriptor has
+/* ModuleType.__setattr__(self, name, value) as a plain method descriptor, for
+ * the entries of sub-interpreters (the type below is a static type of this
+ * extension, used by the main interpreter only).  The method descriptor has
  * already checked that self is a module. */
 static PyObject *
 module_setattr_method(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
@@ -379,6 +595,214 @@ static PyMethodDef delattr_def = {
     "__delattr__($self, name, /)\n--\n\n"
     "Implement delattr(self, name), calling the module's own __delattr__ "
     "hook when its namespace defines one (PEP 726)."};
+
+/* ---- ModuleType.__setattr__ / __delattr__ ----
+ *
+ * What slot_tp_setattro calls on every module store on 3.8-3.12, so each
+ * instruction here is paid by every store.  A method descriptor
+ * (PyDescr_NewMethod) would check its arguments in method_vectorcall_FASTCALL
+ * (an isinstance through PyObject_TypeCheck), enter a recursion guard and
+ * call our function; this type is a method descriptor too
+ * (Py_TPFLAGS_METHOD_DESCRIPTOR: slot_tp_setattro and super() call it
+ * unbound, no bound method is made) whose vectorcall goes straight to the
+ * dispatch.  The hook call has its own recursion guard. */
+
+typedef struct {
+    PyObject_HEAD
+    vectorcallfunc vectorcall;
+    /* 0: __setattr__(self, name, value); 1: __delattr__(self, name). */
+    int deleting;
+} hook_descr;
+
+static PyTypeObject hook_descr_type;
+
+static const char *
+hook_descr_name(hook_descr *descr)
+{
+    return descr->deleting ? "__delattr__" : "__setattr__";
+}
+
+/* The error of a call that is not (module, str[, value]), worded like the
+ * method descriptor's; kept out of the fast path. */
+static PyObject *
+hook_descr_bad_call(hook_descr *descr, PyObject *const *args, Py_ssize_t nargs,
+                    PyObject *kwnames)
+{
+    const char *name = hook_descr_name(descr);
+    Py_ssize_t expected = descr->deleting ? 1 : 2;
+    if (nargs < 1) {
+        PyErr_Format(PyExc_TypeError, "descriptor '%s' of 'module' object needs an argument",
+                     name);
+    }
+    else if (!PyModule_Check(args[0])) {
+        PyErr_Format(PyExc_TypeError,
+                     "descriptor '%s' for 'module' objects doesn't apply to a '%.100s' object",
+                     name, Py_TYPE(args[0])->tp_name);
+    }
+    else if (kwnames != NULL && PyTuple_GET_SIZE(kwnames) > 0) {
+        PyErr_Format(PyExc_TypeError, "%s() takes no keyword arguments", name);
+    }
+    else if (nargs - 1 != expected) {
+        PyErr_Format(PyExc_TypeError, "expected %zd argument%s, got %zd", expected,
+                     expected == 1 ? "" : "s", nargs - 1);
+    }
+    else {
+        PyErr_Format(PyExc_TypeError, "attribute name must be string, not '%.200s'",
+                     Py_TYPE(args[1])->tp_name);
+    }
+    return NULL;
+}
+
+static PyObject *
+hook_descr_vectorcall(PyObject *callable, PyObject *const *args, size_t nargsf,
+                      PyObject *kwnames)
+{
+    hook_descr *descr = (hook_descr *)callable;
+    Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+    if (nargs != 3 - descr->deleting || kwnames != NULL || !PyModule_Check(args[0]) ||
+        !PyUnicode_Check(args[1])) {
+        return hook_descr_bad_call(descr, args, nargs, kwnames);
+    }
+    if (hooked_setattro(args[0], args[1], descr->deleting ? NULL : args[2]) < 0) {
+        return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
+static PyObject *
+hook_descr_get(PyObject *self, PyObject *obj, PyObject *type)
+{
+    (void)type;
+    if (obj == NULL || obj == Py_None) {
+        Py_INCREF(self);
+        return self;
+    }
+    if (!PyModule_Check(obj)) {
+        PyErr_Format(PyExc_TypeError,
+                     "descriptor '%s' for 'module' objects doesn't apply to a '%.100s' object",
+                     hook_descr_name((hook_descr *)self), Py_TYPE(obj)->tp_name);
+        return NULL;
+    }
+    return PyMethod_New(self, obj);
+}
+
+static PyObject *
+hook_descr_repr(PyObject *self)
+{
+    return PyUnicode_FromFormat("<method '%s' of 'module' objects>",
+                                hook_descr_name((hook_descr *)self));
+}
+
+static PyObject *
+hook_descr_get_name(PyObject *self, void *closure)
+{
+    (void)closure;
+    return PyUnicode_FromString(hook_descr_name((hook_descr *)self));
+}
+
+static PyObject *
+hook_descr_get_qualname(PyObject *self, void *closure)
+{
+    (void)closure;
+    return PyUnicode_FromFormat("module.%s", hook_descr_name((hook_descr *)self));
+}
+
+static PyObject *
+hook_descr_get_objclass(PyObject *self, void *closure)
+{
+    (void)self;
+    (void)closure;
+    Py_INCREF((PyObject *)&PyModule_Type);
+    return (PyObject *)&PyModule_Type;
+}
+
+/* The text signature keeps inspect.signature(ModuleType.__setattr__) working,
+ * as it does for the slot wrapper this replaces (CPython's test_inspect
+ * test_types_module_has_signatures). */
+static PyObject *
+hook_descr_get_text_signature(PyObject *self, void *closure)
+{
+    (void)closure;
+    return PyUnicode_FromString(((hook_descr *)self)->deleting ? "($self, name, /)"
+                                                               : "($self, name, value, /)");
+}
+
+static PyObject *
+hook_descr_get_doc(PyObject *self, void *closure)
+{
+    (void)closure;
+    return PyUnicode_FromString(
+        ((hook_descr *)self)->deleting
+            ? "Implement delattr(self, name), calling the module's own __delattr__ hook "
+              "when its namespace defines one (PEP 726)."
+            : "Implement setattr(self, name, value), calling the module's own __setattr__ "
+              "hook when its namespace defines one (PEP 726).");
+}
+
+static PyGetSetDef hook_descr_getset[] = {
+    {"__name__", hook_descr_get_name, NULL, NULL, NULL},
+    {"__qualname__", hook_descr_get_qualname, NULL, NULL, NULL},
+    {"__objclass__", hook_descr_get_objclass, NULL, NULL, NULL},
+    {"__text_signature__", hook_descr_get_text_signature, NULL, NULL, NULL},
+    {"__doc__", hook_descr_get_doc, NULL, NULL, NULL},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+/* Pickled by reference, like a method descriptor. */
+static PyObject *
+hook_descr_reduce(PyObject *self, PyObject *Py_UNUSED(ignored))
+{
+    PyObject *getattr = PyEval_GetBuiltins() == NULL
+                            ? NULL
+                            : PyDict_GetItemString(PyEval_GetBuiltins(), "getattr");
+    if (getattr == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "builtins.getattr not found");
+        return NULL;
+    }
+    return Py_BuildValue("O(Os)", getattr, (PyObject *)&PyModule_Type,
+                         hook_descr_name((hook_descr *)self));
+}
+
+static PyMethodDef hook_descr_methods[] = {
+    {"__reduce__", hook_descr_reduce, METH_NOARGS, NULL},
+    {NULL, NULL, 0, NULL},
+};
+
+#if PY_VERSION_HEX < 0x03090000
+#  define HOOK_DESCR_VECTORCALL_FLAG _Py_TPFLAGS_HAVE_VECTORCALL
+#else
+#  define HOOK_DESCR_VECTORCALL_FLAG Py_TPFLAGS_HAVE_VECTORCALL
+#endif
+
+static PyTypeObject hook_descr_type = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "pep726hook._native.module_hook_descriptor",
+    .tp_basicsize = sizeof(hook_descr),
+    .tp_vectorcall_offset = offsetof(hook_descr, vectorcall),
+    .tp_repr = hook_descr_repr,
+    .tp_call = PyVectorcall_Call,
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_METHOD_DESCRIPTOR | HOOK_DESCR_VECTORCALL_FLAG,
+    .tp_doc = "ModuleType.__setattr__/__delattr__ while pep726hook's native engine is "
+              "installed.",
+    .tp_methods = hook_descr_methods,
+    .tp_getset = hook_descr_getset,
+    .tp_descr_get = hook_descr_get,
+};
+
+static PyObject *
+new_hook_descr(int deleting)
+{
+    if (PyType_Ready(&hook_descr_type) < 0) {
+        return NULL;
+    }
+    hook_descr *descr = PyObject_New(hook_descr, &hook_descr_type);
+    if (descr == NULL) {
+        return NULL;
+    }
+    descr->vectorcall = hook_descr_vectorcall;
+    descr->deleting = deleting;
+    return (PyObject *)descr;
+}
 
 /* ---- finding slot_tp_setattro ---- */
 
@@ -773,6 +1197,9 @@ native_install(PyObject *module, PyObject *args, PyObject *kwargs)
     installed_setattro = target;
     PyModule_Type.tp_setattro = target;
     patch_owner = PyInterpreterState_Get();
+#if HOOKLESS_CACHE
+    start_hookless_cache();
+#endif
 #if PATCH_TP_METHODS
     if (target != hooked_setattro) {
         original_tp_methods = methods_before;
@@ -815,6 +1242,9 @@ native_uninstall(PyObject *module, PyObject *Py_UNUSED(ignored))
         PyModule_Type.tp_setattro = original_setattro;
         patch_owner = NULL;
         installed_setattro = NULL;
+#if HOOKLESS_CACHE
+        stop_hookless_cache();
+#endif
 #if PATCH_TP_METHODS
         if (original_tp_methods != NULL) {
             PyModule_Type.tp_methods = original_tp_methods;

@@ -1,0 +1,126 @@
+"""Instructions per module store under the native engine, counted by callgrind.
+
+The store cases of ``bench_module_access.py`` differ by a few nanoseconds,
+which pyperf cannot resolve on a shared, loaded machine; valgrind's callgrind
+counts the instructions instead.  Each configuration runs twice in a fresh
+interpreter under callgrind, with two loop counts; the difference of the two
+totals divided by the extra stores is the cost of one store, start-up and
+import cancelled out.  Both runs use the same ``PYTHONHASHSEED`` (0 unless
+``--hash-seed`` says otherwise): the probe sequence of the hook key's miss in
+the module dict depends on it, and so does the count; neither writes
+bytecode caches, which only the first would otherwise pay for.
+
+Configurations: ``plain`` (no pep726hook, a module without hooks),
+``native`` (the native engine installed, a module without hooks),
+``workaround-hook`` (PEP 726's "Existing Options" ``ModuleType`` subclass,
+a module with a hook) and ``native-hook`` (native engine, same hook).
+
+    python benchmarks/bench_store_instructions.py            # this interpreter
+    python benchmarks/bench_store_instructions.py --json out.json
+
+Needs ``valgrind`` on PATH and the package (with its C extension) importable.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+CONFIGS = ("plain", "native", "workaround-hook", "native-hook")
+SHORT, LONG = 2_000, 12_000
+STORES_PER_LOOP = 10
+
+WORKER = """
+import sys, types
+config, loops = sys.argv[1], int(sys.argv[2])
+HOOKED = "_store = {}\\ndef __setattr__(name, value):\\n    _store[name] = value\\n"
+
+class Workaround(types.ModuleType):
+    def __setattr__(self, name, value):
+        hook = self.__dict__.get("__setattr__")
+        if hook is not None:
+            hook(name, value)
+            return
+        super().__setattr__(name, value)
+
+if config.startswith("native"):
+    import pep726hook
+    pep726hook.install("native")
+module = (Workaround if config.startswith("workaround") else types.ModuleType)("target")
+exec(HOOKED if config.endswith("hook") else "x = 1\\n", module.__dict__)
+
+def run(m, loops):
+    value = 2
+    for _ in range(loops):
+        m.x = value; m.x = value; m.x = value; m.x = value; m.x = value
+        m.x = value; m.x = value; m.x = value; m.x = value; m.x = value
+
+run(module, loops)
+"""
+
+
+def _instructions(script: str, config: str, loops: int, seed: str) -> int:
+    # Without bytecode writes, both runs compile the same modules: the first
+    # run to import pep726hook would otherwise pay for writing its .pyc files.
+    env = dict(os.environ, PYTHONHASHSEED=seed, PYTHONDONTWRITEBYTECODE="1")
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "callgrind.out")
+        result = subprocess.run(
+            [
+                "valgrind",
+                "--tool=callgrind",
+                f"--callgrind-out-file={out}",
+                sys.executable,
+                script,
+                config,
+                str(loops),
+            ],
+            capture_output=True,
+            text=True,
+            check=True,
+            env=env,
+        )
+    match = re.search(r"Collected\s*:\s*(\d+)", result.stderr)
+    if match is None:
+        raise RuntimeError(f"no instruction count from callgrind:\n{result.stderr}")
+    return int(match.group(1))
+
+
+def per_store(config: str, seed: str = "0") -> float:
+    """Return the instructions one ``m.x = v`` costs under *config*."""
+    with tempfile.TemporaryDirectory() as tmp:
+        script = os.path.join(tmp, "worker.py")
+        with open(script, "w", encoding="utf-8") as file:
+            file.write(WORKER)
+        short = _instructions(script, config, SHORT, seed)
+        long = _instructions(script, config, LONG, seed)
+    return (long - short) / ((LONG - SHORT) * STORES_PER_LOOP)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--json", help="also write the results to this file")
+    parser.add_argument("--hash-seed", default="0", help="PYTHONHASHSEED of both runs")
+    args = parser.parse_args()
+    counts = {config: per_store(config, args.hash_seed) for config in CONFIGS}
+    ratios = {
+        "hookless store, native / plain": counts["native"] / counts["plain"],
+        "hooked store, native / workaround": counts["native-hook"] / counts["workaround-hook"],
+    }
+    version = sys.version.split()[0]
+    for config, count in counts.items():
+        print(f"{version} {config:16} {count:8.1f} instructions per store")
+    for name, ratio in ratios.items():
+        print(f"{version} {name}: {ratio:.2f}")
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as file:
+            json.dump({"python": version, "instructions": counts, "ratios": ratios}, file, indent=2)
+
+
+if __name__ == "__main__":
+    main()
