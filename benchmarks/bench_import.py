@@ -199,16 +199,20 @@ def available_modules() -> list[str]:
 
 
 def variants() -> dict[str, str]:
-    """Return variant name -> code run before the imports: ``off`` and each engine."""
-    sys.path.insert(0, SRC)
+    """Return variant name -> code run before the imports: ``off`` and each engine.
+
+    The installed package is used when there is one (run_all.py installs the
+    wheel in a venv), else the source tree's ``src/``.
+    """
+    prelude = ""
+    if importlib.util.find_spec("pep726hook") is None:
+        sys.path.insert(0, SRC)
+        prelude = f"import sys; sys.path.insert(0, {SRC!r})\n"
     import pep726hook
 
     result = {"off": ""}
     for engine in pep726hook.available_engines():
-        result[engine] = (
-            f"import sys; sys.path.insert(0, {SRC!r})\n"
-            f"import pep726hook\npep726hook.install({engine!r})\n"
-        )
+        result[engine] = prelude + f"import pep726hook\npep726hook.install({engine!r})\n"
     return result
 
 
