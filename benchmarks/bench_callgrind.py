@@ -1,8 +1,9 @@
 """Instruction counts (valgrind's callgrind) of start-up, module stores and imports.
 
-Wall-clock times on the shared 2-core machine drift by several per cent; an
-instruction count of the same binary in the same environment repeats to a few
-parts in ten thousand, so the small start-up targets are judged on it.
+Wall-clock times on the shared 2-core machine drift by several per cent; the
+instruction count of a run of the same binary in the same environment repeats
+to about 0.1 % of that run's total or better, whatever the load, so the small
+start-up targets are judged on it.
 
 Start-up: ``python -c pass`` in one venv made for the purpose (``--without-pip``,
 so no setuptools ``distutils-precedence.pth``), in these states:
@@ -28,8 +29,14 @@ Imports (``--imports``): ``bench_import.py``'s ~150 standard library modules in
 a fresh ``-s`` process, ``off`` and each engine.
 
 CPython only (PyPy's JIT makes instruction counts of short runs meaningless).
-Every run has ``PYTHONHASHSEED=0`` and the same small environment.
+Every run has ``PYTHONHASHSEED=0`` and the same small environment.  Start-up
+states are counted ``--repeat`` times (median; the spread is in the JSON);
+stores and imports once (at 100 000 loops a store count is good to about 2
+instructions per operation).  Without ``--wheel`` only stores (and imports)
+are counted, with the pep726hook installed for this interpreter: the tool for
+work on the native engine's stores, e.g.
 
+    python benchmarks/bench_callgrind.py --cases plain/unhooked-write,native/unhooked-write
     python benchmarks/bench_callgrind.py --wheel dist/pep726hook-*.whl [--json-out F] [--quick]
 """
 
@@ -186,6 +193,7 @@ OPERATIONS: dict[str, tuple[str, ...]] = {
 # loop cancels anyway) and so callgrind's run short.
 _WORKER_BODY = r"""
 import sys, types
+from itertools import repeat
 site, config, operation, loops, body = sys.argv[1:]
 sys.path.append(site)
 
@@ -213,8 +221,8 @@ module = (Workaround if config == "workaround" else types.ModuleType)("bench_tar
 exec(HOOKED if hooked else UNHOOKED, module.__dict__)
 if hooked and config == "class":
     pep726hook.upgrade(module)
-namespace = {}
-exec("def run(loops, m):\n    value = 2\n    for _ in range(loops):\n        "
+namespace = {"repeat": repeat}
+exec("def run(loops, m):\n    value = 2\n    for _ in repeat(None, loops):\n        "
      + STATEMENTS[body] + "\n", namespace)
 namespace["run"](int(loops), module)
 """
@@ -229,7 +237,11 @@ QUICK_CASES = ("plain/read", "plain/unhooked-write", "workaround/hooked-write")
 
 
 def store_counts(
-    loops: int, repeat: int, engines: tuple[str, ...], quick: bool = False
+    loops: int,
+    repeat: int,
+    engines: tuple[str, ...],
+    quick: bool = False,
+    cases: list[str] | None = None,
 ) -> dict[str, float]:
     """Return ``config/operation`` -> instructions per operation."""
     site = sysconfig.get_paths()["purelib"]
@@ -245,6 +257,8 @@ def store_counts(
             continue
         for operation in operations:
             case = f"{config}/{operation}"
+            if cases is not None and case not in cases:
+                continue
             if quick and case not in QUICK_CASES and config != engines[0]:
                 continue
             # The empty loop runs on the same kind of module in the same
@@ -271,7 +285,7 @@ def import_counts(repeat: int, engines: tuple[str, ...]) -> dict[str, float]:
         prelude = (
             "" if variant == "off" else f"import pep726hook\npep726hook.install({variant!r})\n"
         )
-        argv = [sys.executable, "-c", prelude + body]
+        argv = [sys.executable, "-s", "-c", prelude + body]
         counts = median_count(argv, _environment(), str(HERE), repeat)
         result[variant] = statistics.median(counts)
     result["modules"] = len(modules)
@@ -282,10 +296,15 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--wheel", type=Path, help="the pep726hook wheel for this interpreter")
     parser.add_argument("--json-out", type=Path)
-    parser.add_argument("--repeat", type=int, default=3, help="callgrind runs per case")
+    parser.add_argument("--repeat", type=int, default=3, help="callgrind runs per start-up state")
     parser.add_argument("--loops", type=int, default=100_000, help="operations per store run")
     parser.add_argument("--imports", action="store_true", help="count the import benchmark too")
     parser.add_argument("--quick", action="store_true", help="one run per case, 20 000 loops")
+    parser.add_argument(
+        "--cases",
+        type=lambda text: text.split(","),
+        help="store cases to count, e.g. plain/unhooked-write,native/unhooked-write",
+    )
     options = parser.parse_args(argv)
     if sys.implementation.name != "cpython":
         print("callgrind counts are for CPython only", file=sys.stderr)
@@ -315,11 +334,11 @@ def main(argv: list[str] | None = None) -> int:
             print(
                 f"start-up {state:16} {value / 1e6:9.3f} M instructions  / base {value / base:.4f}"
             )
-    result["store"] = store_counts(options.loops, options.repeat, engines, options.quick)
+    result["store"] = store_counts(options.loops, 1, engines, options.quick, options.cases)
     for case, value in result["store"].items():
         print(f"{case:28} {value:8.1f} instructions per operation")
     if options.imports:
-        result["imports"] = import_counts(options.repeat, engines)
+        result["imports"] = import_counts(1, engines)
         for variant in ("off", *engines):
             value = result["imports"][variant]
             print(

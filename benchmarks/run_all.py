@@ -466,7 +466,7 @@ def markdown(results: list[dict[str, Any]], elapsed: float, quick: bool) -> str:
         "Every ratio compares two measurements of one interpreter taken in the same run.  The "
         "machine is shared and noisy: pyperf and wall-clock ratios move by several per cent "
         "between runs, while callgrind's instruction counts of the same binary in the same "
-        "environment repeat to about 0.01 %, so the start-up targets are judged on counts "
+        "environment repeat to about 0.1 % or better whatever the load, so the start-up targets are judged on counts "
         "only, and the other targets are shown both ways (counts are the steadier evidence; "
         "an instruction is not a nanosecond, so the two can differ).",
         "",
