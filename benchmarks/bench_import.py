@@ -19,6 +19,7 @@ their ratios to ``off`` are printed, and written as JSON with ``--json-out``.
 from __future__ import annotations
 
 import argparse
+import importlib
 import importlib.util
 import json
 import os
@@ -186,15 +187,18 @@ MODULES = [
 
 
 def available_modules() -> list[str]:
-    """Return the modules of MODULES this interpreter has."""
+    """Return the modules of MODULES this interpreter can import.
+
+    Imported here, not just found: PyPy 3.11 ships ``symtable.py`` without the
+    ``_symtable`` it imports.
+    """
     names = []
     for name in MODULES:
         try:
-            found = importlib.util.find_spec(name) is not None
+            importlib.import_module(name)
         except ImportError:
-            found = False
-        if found:
-            names.append(name)
+            continue
+        names.append(name)
     return names
 
 

@@ -161,7 +161,11 @@ def setup(interp: Interpreter, plotting: bool) -> dict[str, Any]:
     missing = [name for name in wanted if not interp.probe(f"import {name}")]
     if missing:
         print(f"== {interp.key}: pip install {' '.join(missing)}", flush=True)
-        interp.run([python, "-m", "pip", "install", "-q", "-U", "pip", *missing])
+        interp.run([python, "-m", "pip", "install", "-q", "-U", "pip"])
+        # pyperf's psutil has no PyPy wheel and PyPy's headers may be missing:
+        # pyperf runs without it (it only adds system metadata).
+        no_deps = ["--no-deps"] if "pypy" in interp.key else []
+        interp.run([python, "-m", "pip", "install", "-q", *no_deps, *missing])
     # A clean copy: no stale build/ or in-place extension can leak into the wheel.
     source = os.path.join(RAW, "source", interp.key)
     wheels = os.path.join(RAW, "wheels", interp.key)
@@ -662,13 +666,25 @@ def main() -> None:
     # The newest host CPython draws the chart (matplotlib has wheels for it).
     plotter = next((i for i in reversed(found) if not i.chroot and "pypy" not in i.key), None)
     results = []
+    failed: list[str] = []
     for interp in found:
-        meta = setup(interp, plotting=interp is plotter)
-        results.append(run_interpreter(interp, meta, args.quick))
+        try:
+            meta = setup(interp, plotting=interp is plotter)
+            results.append(run_interpreter(interp, meta, args.quick))
+        except (subprocess.CalledProcessError, RuntimeError, OSError, ValueError) as error:
+            # One broken interpreter must not cost the others' results.
+            print(f"== {interp.key} ({interp.where}) failed: {error}", flush=True)
+            failed.append(f"{interp.key} ({interp.where}): {error}")
+            if interp is plotter:
+                plotter = None
+    if not results:
+        sys.exit("every interpreter failed")
     os.makedirs(RAW, exist_ok=True)
     with open(os.path.join(RAW, "results.json"), "w", encoding="utf-8") as file:
         json.dump(results, file, indent=1)
     text = markdown(results, time.monotonic() - started, args.quick)
+    if failed:
+        text += "\nFailed, not in the tables:\n\n" + "".join(f"- {f}\n" for f in failed)
     if plotter is not None:
         plot(results, plotter)
         text += "\n![benchmarks](benchmarks.png)\n"
