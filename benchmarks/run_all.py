@@ -311,6 +311,7 @@ class Target:
     """A ratio of two measurements of one interpreter, and the bound it must keep."""
 
     label: str
+    short: str  # for the chart
     method: str  # "pyperf", "wall clock" or "callgrind"
     bound: float | None  # None: shown for reference, no target
     ratio: Callable[[dict[str, Any]], float | None]
@@ -319,72 +320,84 @@ class Target:
 TARGETS = [
     Target(
         "start-up, installed, PEP726HOOK unset / not installed (b/a)",
+        "start-up b/a",
         "callgrind",
         1.005,
         _counts("startup", "installed", "base"),
     ),
     Target(
         "start-up, PEP726HOOK=1, default engine / not installed (c/a)",
+        "start-up c/a",
         "callgrind",
         1.05,
         _counts("startup", "activated", "base"),
     ),
     Target(
         "start-up, PEP726HOOK=1, class engine / not installed (c/a)",
+        "start-up c/a class",
         "callgrind",
         1.05,
         _counts("startup", "activated-class", "base"),
     ),
     Target(
         "start-up, one-line `import os` .pth / not installed (d/a)",
+        "start-up d/a",
         "callgrind",
         None,
         _counts("startup", "import-os", "base"),
     ),
     Target(
         "store without hooks: engine installed / not installed",
+        "unhooked store",
         "callgrind",
         1.10,
         _counts("store", "{default}/unhooked-write", "plain/unhooked-write"),
     ),
     Target(
         "store without hooks: engine installed / not installed",
+        "unhooked store",
         "pyperf",
         1.10,
         _times("{default}/unhooked-write", "plain/unhooked-write"),
     ),
     Target(
         "hooked store / hand-written workaround",
+        "hooked store / workaround",
         "callgrind",
         0.65,
         _counts("store", "{default}/hooked-write", "workaround/hooked-write"),
     ),
     Target(
         "hooked store / hand-written workaround",
+        "hooked store / workaround",
         "pyperf",
         0.65,
         _times("{default}/hooked-write", "workaround/hooked-write"),
     ),
     Target(
         "read of a hooked module / plain module (~1.0)",
+        "read",
         "callgrind",
         1.05,
         _counts("store", "{default}/read", "plain/read"),
     ),
     Target(
         "read of a hooked module / plain module (~1.0)",
+        "read",
         "pyperf",
         1.05,
         _times("{default}/read", "plain/read"),
     ),
     Target(
         "import ~150 stdlib modules: hook installed / not",
+        "import",
         "callgrind",
         1.03,
         _counts("imports", "{default}", "off"),
     ),
     Target(
         "import ~150 stdlib modules: hook installed / not",
+        "import",
         "wall clock",
         1.03,
         _times("import/{default}", "import/off"),
@@ -637,7 +650,7 @@ def plot(results: list[dict[str, Any]], plotter: Interpreter) -> None:
     """Draw docs/benchmarks.png with *plotter*'s venv (which has matplotlib)."""
     targets = [
         {
-            "label": f"{t.label} [{t.method}]",
+            "label": f"{t.short} [{'counts' if t.method == 'callgrind' else 'time'}]",
             "target": t.bound,
             "values": [t.ratio(r) for r in results],
         }
