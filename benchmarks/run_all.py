@@ -20,11 +20,13 @@ Raw results go to ``build/benchmarks/``.
 
     python3 benchmarks/run_all.py [--quick] [--only 3.12,3.14,pypy]
 
-Runtime on the shared 2-core machine: about 40 minutes for the full run (per
-CPython ~1 min of pyperf, ~3 min under callgrind), about 10 minutes with
+Runtime on the shared 2-core machine (measured at a load average of 7-10):
+about 50 minutes for the full run (per CPython ~1.5 min of pyperf and import
+timing and ~3.5 min under callgrind; ~3 min per PyPy), about 20 minutes with
 ``--quick`` (shorter pyperf settings, fewer import rounds, one callgrind run
-per case with 20 000 store loops, no callgrind import counts); add a few
-minutes on a fresh machine for the venvs.
+per case, 20 000 store loops, only the target cases, no callgrind import
+counts); a fresh machine adds a few minutes for the venvs.  Log to a file of
+your own: a run prints a lot.
 """
 
 from __future__ import annotations
