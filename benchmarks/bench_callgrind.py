@@ -157,7 +157,8 @@ def startup_counts(wheel: Path, repeat: int) -> dict[str, list[int]]:
         counts["activated"] = median_count(argv, on, tmp, repeat)
         on_class = _environment({"PEP726HOOK": "1", "PEP726HOOK_ENGINE": "class"})
         counts["activated-class"] = median_count(argv, on_class, tmp, repeat)
-        check = "import sys; sys.exit('pep726hook._finder' not in sys.modules)"
+        # The activated states must really have activated the hook.
+        check = "import sys, pep726hook; sys.exit(not pep726hook.is_installed())"
         subprocess.run([python, "-c", check], env=on, check=True)
     return counts
 
