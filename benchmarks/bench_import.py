@@ -19,6 +19,7 @@ their ratios to ``off`` are printed, and written as JSON with ``--json-out``.
 from __future__ import annotations
 
 import argparse
+import importlib
 import importlib.util
 import json
 import os
@@ -186,29 +187,36 @@ MODULES = [
 
 
 def available_modules() -> list[str]:
-    """Return the modules of MODULES this interpreter has."""
+    """Return the modules of MODULES this interpreter can import.
+
+    Imported here, not just found: PyPy 3.11 ships ``symtable.py`` without the
+    ``_symtable`` it imports.
+    """
     names = []
     for name in MODULES:
         try:
-            found = importlib.util.find_spec(name) is not None
+            importlib.import_module(name)
         except ImportError:
-            found = False
-        if found:
-            names.append(name)
+            continue
+        names.append(name)
     return names
 
 
 def variants() -> dict[str, str]:
-    """Return variant name -> code run before the imports: ``off`` and each engine."""
-    sys.path.insert(0, SRC)
+    """Return variant name -> code run before the imports: ``off`` and each engine.
+
+    The installed package is used when there is one (run_all.py installs the
+    wheel in a venv), else the source tree's ``src/``.
+    """
+    prelude = ""
+    if importlib.util.find_spec("pep726hook") is None:
+        sys.path.insert(0, SRC)
+        prelude = f"import sys; sys.path.insert(0, {SRC!r})\n"
     import pep726hook
 
     result = {"off": ""}
     for engine in pep726hook.available_engines():
-        result[engine] = (
-            f"import sys; sys.path.insert(0, {SRC!r})\n"
-            f"import pep726hook\npep726hook.install({engine!r})\n"
-        )
+        result[engine] = prelude + f"import pep726hook\npep726hook.install({engine!r})\n"
     return result
 
 

@@ -32,6 +32,7 @@ time of one operation.
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import sys
 import time
@@ -41,7 +42,8 @@ from typing import Any, Callable
 import pyperf
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(ROOT, "src"))
+if importlib.util.find_spec("pep726hook") is None:  # run_all.py installs it in a venv
+    sys.path.insert(0, os.path.join(ROOT, "src"))
 
 INNER = 10
 ModuleType = types.ModuleType

@@ -1,14 +1,32 @@
-"""Run every benchmark on every available interpreter; write docs/benchmarks.md and .png.
+"""Run every benchmark on every interpreter; write docs/benchmarks.md and docs/benchmarks.png.
 
-Interpreters: ``$(pyenv root)/versions/3.{8..13}.*/bin/python`` and ``pypy3``,
-each used only if ``pyperf`` imports there (``python -m pip install pyperf``).
-The C extensions are built in place (``setup.py build_ext --inplace``) for a
-CPython that lacks the native engine's.  Per interpreter this runs ``bench_module_access.py``
-(pyperf, short settings) and ``bench_import.py`` (interleaved fresh processes),
-then writes the markdown table and, with matplotlib in any of the
-interpreters, the chart.  Raw results go to ``build/benchmarks/``.
+Interpreters: on the host, the newest ``$(pyenv root)/versions/3.{8..13}.*`` and
+``pypy3`` (3.9); in the Debian sid chroot of ``tools/interpreters.sh``, when it
+is set up, ``python3.14``, ``python3.15`` and ``pypy3`` (3.11).  For each one
+this script sets up what it needs by itself, so a fresh machine can run it:
 
-    python benchmarks/run_all.py [--only 3.12,3.13] [--rounds 11]
+1. a venv ``.venv-bench/<key>`` in the repository (git-ignored; the chroot
+   sees the repository at ``/repo``) with ``pyperf``;
+2. a wheel built by that interpreter from a clean copy of the tree (C
+   extensions included on CPython), installed into the venv, non-editable;
+3. ``bench_module_access.py`` (pyperf), ``bench_import.py`` (wall clock) and,
+   on CPython, ``bench_callgrind.py`` (instruction counts of start-up, stores
+   and imports; valgrind must be installed, as it is on the host and in the
+   chroot).
+
+Then it writes ``docs/benchmarks.md`` (every ratio against its target) and,
+with matplotlib (installed into the plotting venv when missing), the chart.
+Raw results go to ``build/benchmarks/``.
+
+    python3 benchmarks/run_all.py [--quick] [--only 3.12,3.14,pypy]
+
+Runtime on the shared 2-core machine (measured at a load average of 7-10):
+about 50 minutes for the full run (per CPython ~1.5 min of pyperf and import
+timing and ~3.5 min under callgrind; ~3 min per PyPy), about 20 minutes with
+``--quick`` (shorter pyperf settings, fewer import rounds, one callgrind run
+per case, 20 000 store loops, only the target cases, no callgrind import
+counts); a fresh machine adds a few minutes for the venvs.  Log to a file of
+your own: a run prints a lot.
 """
 
 from __future__ import annotations
@@ -18,62 +36,71 @@ import glob
 import json
 import os
 import platform
+import re
 import shutil
 import statistics
 import subprocess
 import sys
 import time
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Callable
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BENCHMARKS = os.path.join(ROOT, "benchmarks")
 RAW = os.path.join(ROOT, "build", "benchmarks")
+VENVS = os.path.join(ROOT, ".venv-bench")
 MARKDOWN = os.path.join(ROOT, "docs", "benchmarks.md")
 CHART = os.path.join(ROOT, "docs", "benchmarks.png")
+CHROOT_ROOT = "/repo"  # where tools/interpreters.sh mounts the repository
 
 # Short pyperf settings: 16 cases x 4 rounds of one process each keep one
-# interpreter near a minute on the shared 2-core machine, all of them under
-# ten minutes.  Rounds interleave the cases in time (drift hits all alike) and
-# spread each over several processes (hash seed, memory layout).
-PYPERF_ARGS = [
-    "--quiet",
-    "-p",
-    "1",
-    "-n",
-    "3",
-    "-w",
-    "1",
-    "--min-time",
-    "0.05",
-    "--rounds",
-    "4",
-]
-
-# (label, numerator case, denominator case, target, versions it applies to)
-TARGETS: list[tuple[str, str, str, float, str]] = [
-    ("read: hooked module / plain module", "{default}/read", "plain/read", 1.05, "3.11-3.13"),
-    (
-        "hooked write / hand-written workaround",
-        "{default}/hooked-write",
-        "workaround/hooked-write",
-        0.65,
-        "all",
-    ),
-    (
-        "write without hooks: installed / not installed",
-        "{default}/unhooked-write",
-        "plain/unhooked-write",
-        1.25,
-        "all",
-    ),
-    ("import ~150 stdlib modules: on / off", "import/{default}", "import/off", 1.03, "all"),
-]
+# interpreter near a minute on the shared 2-core machine.  Rounds interleave
+# the cases in time (drift hits all alike) and spread each over several
+# processes (hash seed, memory layout).
+PYPERF_ARGS = ["--quiet", "-p", "1", "-n", "3", "-w", "1", "--min-time", "0.05", "--rounds", "4"]
+PYPERF_QUICK = ["--quiet", "-p", "1", "-n", "2", "-w", "1", "--min-time", "0.02", "--rounds", "2"]
 
 
-def _env() -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PEP726HOOK")}
-    env["PYTHONPATH"] = os.path.join(ROOT, "src")
-    return env
+@dataclass
+class Interpreter:
+    """One interpreter to benchmark, on the host or in the sid chroot."""
+
+    key: str  # "3.12", "3.14", "pypy3.9", ...
+    command: str  # its executable, as seen where it runs
+    chroot: bool
+
+    @property
+    def where(self) -> str:
+        return "sid chroot" if self.chroot else "host"
+
+    def path(self, host_path: str) -> str:
+        """Return *host_path* (inside the repository) as the interpreter sees it."""
+        if not self.chroot:
+            return host_path
+        return CHROOT_ROOT + host_path[len(ROOT) :]
+
+    @property
+    def venv(self) -> str:
+        return os.path.join(VENVS, self.key)
+
+    @property
+    def python(self) -> str:
+        """The venv's python, as seen where it runs."""
+        return self.path(os.path.join(self.venv, "bin", "python"))
+
+    def run(
+        self, argv: list[str], capture: bool = False, check: bool = True
+    ) -> subprocess.CompletedProcess[str]:
+        """Run *argv* where the interpreter lives, from the repository's root."""
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("PEP726HOOK", "PYTHON"))}
+        if self.chroot:
+            argv = ["bash", os.path.join(ROOT, "tools", "interpreters.sh"), "run", *argv]
+        return subprocess.run(
+            argv, cwd=ROOT, env=env, check=check, text=True, capture_output=capture
+        )
+
+    def probe(self, code: str) -> bool:
+        return self.run([self.python, "-c", code], capture=True, check=False).returncode == 0
 
 
 def pyenv_root() -> str | None:
@@ -89,109 +116,158 @@ def pyenv_root() -> str | None:
     return default if os.path.isdir(default) else None
 
 
-def interpreters(only: list[str] | None) -> list[str]:
-    """Return the interpreters to benchmark, oldest first."""
-    found: list[str] = []
-    root = pyenv_root()
-    for minor in range(8, 14):
-        if only and f"3.{minor}" not in only:
-            continue
-        matches = sorted(glob.glob(f"{root}/versions/3.{minor}.*/bin/python")) if root else []
-        if matches:
-            found.append(matches[-1])
-    pypy = shutil.which("pypy3")
-    if pypy and (not only or "pypy" in only):
-        found.append(pypy)
-    return found
-
-
-def _probe(python: str, code: str) -> bool:
+def _chroot_ready() -> bool:
+    script = os.path.join(ROOT, "tools", "interpreters.sh")
     completed = subprocess.run(
-        [python, "-c", code], capture_output=True, env=_env(), cwd=ROOT, check=False
+        ["bash", script, "run", "true"], capture_output=True, check=False, cwd=ROOT
     )
     return completed.returncode == 0
 
 
-def describe(python: str) -> str:
-    """Return e.g. ``CPython 3.12.1`` for *python*."""
-    completed = subprocess.run(
+def interpreters(only: list[str] | None) -> list[Interpreter]:
+    """Return the interpreters to benchmark: CPython oldest first, then PyPy."""
+    found: list[Interpreter] = []
+    root = pyenv_root()
+    for minor in range(8, 14):
+        matches = glob.glob(f"{root}/versions/3.{minor}.*/bin/python") if root else []
+        # Not 3.13.0t and the like: the free-threaded builds are not benchmarked.
+        matches = [m for m in matches if re.fullmatch(r"[0-9.]+", m.split("/")[-3])]
+        if matches:
+            newest = max(matches, key=lambda m: [int(p) for p in m.split("/")[-3].split(".")])
+            found.append(Interpreter(f"3.{minor}", newest, chroot=False))
+    chroot = _chroot_ready()
+    if chroot:
+        found += [
+            Interpreter("3.14", "python3.14", chroot=True),
+            Interpreter("3.15", "python3.15", chroot=True),
+        ]
+    else:
+        print("no sid chroot (bash tools/interpreters.sh setup): no 3.14, 3.15, PyPy 3.11")
+    pypy = shutil.which("pypy3")
+    if pypy:
+        found.append(Interpreter("pypy3.9", pypy, chroot=False))
+    if chroot:
+        found.append(Interpreter("pypy3.11", "pypy3", chroot=True))
+    if only:
+        found = [i for i in found if i.key in only or ("pypy" in only and "pypy" in i.key)]
+    return found
+
+
+def setup(interp: Interpreter, plotting: bool) -> dict[str, Any]:
+    """Create the venv, build and install the wheel; return the interpreter's metadata."""
+    python = interp.python
+    if not os.path.exists(os.path.join(interp.venv, "bin", "python")):
+        print(f"== {interp.key}: creating {interp.venv}", flush=True)
+        interp.run([interp.command, "-m", "venv", interp.path(interp.venv)])
+    wanted = ["pyperf"] + (["matplotlib"] if plotting else [])
+    missing = [name for name in wanted if not interp.probe(f"import {name}")]
+    if missing:
+        print(f"== {interp.key}: pip install {' '.join(missing)}", flush=True)
+        interp.run([python, "-m", "pip", "install", "-q", "-U", "pip"])
+        # pyperf's psutil has no PyPy wheel and PyPy's headers may be missing:
+        # pyperf runs without it (it only adds system metadata).
+        no_deps = ["--no-deps"] if "pypy" in interp.key else []
+        interp.run([python, "-m", "pip", "install", "-q", *no_deps, *missing])
+    # A clean copy: no stale build/ or in-place extension can leak into the wheel.
+    source = os.path.join(RAW, "source", interp.key)
+    wheels = os.path.join(RAW, "wheels", interp.key)
+    for directory in (source, wheels):
+        shutil.rmtree(directory, ignore_errors=True)
+    shutil.copytree(
+        ROOT,
+        source,
+        ignore=shutil.ignore_patterns(
+            ".git", "build", "dist", "*.egg-info", "__pycache__", ".nox", ".venv*", "*.so"
+        ),
+    )
+    print(f"== {interp.key}: building and installing the wheel", flush=True)
+    build = [python, "-m", "pip", "wheel", "-q", "--no-deps", "-w", interp.path(wheels)]
+    interp.run([*build, interp.path(source)], capture=True)
+    (wheel,) = glob.glob(os.path.join(wheels, "pep726hook-*.whl"))
+    interp.run(
         [
             python,
-            "-c",
-            "import platform; print(platform.python_implementation(), platform.python_version())",
+            "-m",
+            "pip",
+            "install",
+            "-q",
+            "--no-deps",
+            "--force-reinstall",
+            interp.path(wheel),
         ],
-        capture_output=True,
-        text=True,
-        check=True,
+        capture=True,
     )
-    return completed.stdout.strip()
-
-
-def ensure_extension(python: str) -> None:
-    """Build pep726hook._native in place for a CPython that lacks it."""
-    if not _probe(
-        python, "import platform,sys; sys.exit(platform.python_implementation()!='CPython')"
-    ):
-        return
-    if _probe(python, "import pep726hook._native"):
-        return
-    subprocess.run(
-        [python, "setup.py", "-q", "build_ext", "--inplace"],
-        cwd=ROOT,
-        env=_env(),
-        capture_output=True,
-        check=False,
+    shutil.rmtree(source, ignore_errors=True)
+    code = (
+        "import json, platform, sys, pep726hook; print(json.dumps({"
+        "'implementation': platform.python_implementation(), "
+        "'version': platform.python_version(), 'build': sys.version.replace(chr(10), ' '), "
+        "'engines': list(pep726hook.available_engines()), "
+        "'location': pep726hook.__file__}))"
     )
+    meta: dict[str, Any] = json.loads(interp.run([python, "-c", code], capture=True).stdout)
+    if interp.path(ROOT) + "/src" in meta["location"]:
+        raise RuntimeError(f"{interp.key} imports pep726hook from src/, not the venv")
+    meta.update(
+        key=interp.key,
+        where=interp.where,
+        label=f"{meta['implementation']} {meta['version']}",
+        wheel=os.path.basename(wheel),
+    )
+    return meta
 
 
-def run_interpreter(python: str, rounds: int) -> dict[str, Any]:
-    """Run both benchmarks on *python*; return medians (seconds) and metadata."""
-    label = describe(python)
-    tag = label.replace(" ", "-")
+def run_interpreter(interp: Interpreter, meta: dict[str, Any], quick: bool) -> dict[str, Any]:
+    """Run the benchmarks on *interp*; return *meta* with medians and counts added."""
     os.makedirs(RAW, exist_ok=True)
-    access_json = os.path.join(RAW, f"access-{tag}.json")
-    import_json = os.path.join(RAW, f"import-{tag}.json")
-    for path in (access_json, import_json):
+    access_json = os.path.join(RAW, f"access-{interp.key}.json")
+    import_json = os.path.join(RAW, f"import-{interp.key}.json")
+    callgrind_json = os.path.join(RAW, f"callgrind-{interp.key}.json")
+    for path in (access_json, import_json, callgrind_json):
         if os.path.exists(path):
             os.remove(path)
-    print(f"== {label}: module access (pyperf)", flush=True)
-    subprocess.run(
+    script = os.path.join(BENCHMARKS, "{}.py")
+    started = time.monotonic()
+    print(f"== {meta['label']} ({interp.where}): module access (pyperf)", flush=True)
+    pyperf_args = PYPERF_QUICK if quick else PYPERF_ARGS
+    interp.run(
         [
-            python,
-            os.path.join(BENCHMARKS, "bench_module_access.py"),
-            *PYPERF_ARGS,
+            interp.python,
+            interp.path(script.format("bench_module_access")),
+            *pyperf_args,
             "-o",
-            access_json,
-        ],
-        env=_env(),
-        cwd=ROOT,
-        check=True,
+            interp.path(access_json),
+        ]
     )
-    print(f"== {label}: import time", flush=True)
-    subprocess.run(
+    print(f"== {meta['label']}: import time", flush=True)
+    interp.run(
         [
-            python,
-            os.path.join(BENCHMARKS, "bench_import.py"),
+            interp.python,
+            interp.path(script.format("bench_import")),
             "--rounds",
-            str(rounds),
+            "5" if quick else "11",
             "--json-out",
-            import_json,
-        ],
-        env=_env(),
-        cwd=ROOT,
-        check=True,
+            interp.path(import_json),
+        ]
     )
     medians = read_pyperf(access_json)
     with open(import_json, encoding="utf-8") as file:
         imports = json.load(file)
     for name, seconds in imports["median_seconds"].items():
         medians[f"import/{name}"] = seconds
-    return {
-        "label": label,
-        "default": imports["default_engine"],
-        "modules": imports["modules"],
-        "medians": medians,
-    }
+    result = dict(meta, default=imports["default_engine"], modules=imports["modules"])
+    result["medians"] = medians
+    if meta["implementation"] == "CPython":
+        print(f"== {meta['label']}: instruction counts (callgrind)", flush=True)
+        wheel = os.path.join(RAW, "wheels", interp.key, meta["wheel"])
+        argv = [interp.python, interp.path(script.format("bench_callgrind"))]
+        argv += ["--wheel", interp.path(wheel), "--json-out", interp.path(callgrind_json)]
+        argv += ["--quick"] if quick else ["--imports"]
+        interp.run(argv)
+        with open(callgrind_json, encoding="utf-8") as file:
+            result["callgrind"] = json.load(file)
+    result["seconds"] = time.monotonic() - started
+    return result
 
 
 def read_pyperf(path: str) -> dict[str, float]:
@@ -208,22 +284,140 @@ def read_pyperf(path: str) -> dict[str, float]:
     return {case: statistics.median(vs) for case, vs in values.items() if vs}
 
 
-def ratio(result: dict[str, Any], numerator: str, denominator: str) -> float | None:
-    """Return the ratio of two medians of *result*, or None if one is missing."""
+# --- targets --------------------------------------------------------------
+
+
+def _medians(result: dict[str, Any], top: str, bottom: str) -> float | None:
     medians = result["medians"]
-    top = medians.get(numerator.format(default=result["default"]))
-    bottom = medians.get(denominator.format(default=result["default"]))
-    if top is None or bottom is None:
-        return None
-    return float(top / bottom)
+    a = medians.get(top.format(default=result["default"]))
+    b = medians.get(bottom.format(default=result["default"]))
+    return None if a is None or b is None else float(a / b)
 
 
-def _applies(scope: str, label: str) -> bool:
-    if scope == "all":
-        return True
-    version = tuple(int(p) for p in label.split()[1].split(".")[:2])
-    return label.startswith("CPython") and (3, 11) <= version <= (3, 13)
+def _counts(section: str, top: str, bottom: str) -> Callable[[dict[str, Any]], float | None]:
+    def ratio(result: dict[str, Any]) -> float | None:
+        counts = result.get("callgrind", {}).get(section, {})
+        a = counts.get(top.format(default=result["default"]))
+        b = counts.get(bottom.format(default=result["default"]))
+        return None if a is None or b is None else float(a / b)
 
+    return ratio
+
+
+def _times(top: str, bottom: str) -> Callable[[dict[str, Any]], float | None]:
+    return lambda result: _medians(result, top, bottom)
+
+
+@dataclass
+class Target:
+    """A ratio of two measurements of one interpreter, and the bound it must keep."""
+
+    label: str
+    short: str  # for the chart
+    method: str  # "pyperf", "wall clock" or "callgrind"
+    bound: float | None  # None: shown for reference, no target
+    ratio: Callable[[dict[str, Any]], float | None]
+
+
+TARGETS = [
+    Target(
+        "start-up, installed, PEP726HOOK unset / not installed (b/a)",
+        "start-up b/a",
+        "callgrind",
+        1.005,
+        _counts("startup", "installed", "base"),
+    ),
+    Target(
+        "start-up, PEP726HOOK=1, default engine / not installed (c/a)",
+        "start-up c/a",
+        "callgrind",
+        1.05,
+        _counts("startup", "activated", "base"),
+    ),
+    Target(
+        "start-up, PEP726HOOK=1, class engine / not installed (c/a)",
+        "start-up c/a class",
+        "callgrind",
+        1.05,
+        _counts("startup", "activated-class", "base"),
+    ),
+    Target(
+        "start-up, one-line `import os` .pth / not installed (d/a)",
+        "start-up d/a",
+        "callgrind",
+        None,
+        _counts("startup", "import-os", "base"),
+    ),
+    Target(
+        "store without hooks: engine installed / not installed",
+        "unhooked store",
+        "callgrind",
+        1.10,
+        _counts("store", "{default}/unhooked-write", "plain/unhooked-write"),
+    ),
+    Target(
+        "store without hooks: engine installed / not installed",
+        "unhooked store",
+        "pyperf",
+        1.10,
+        _times("{default}/unhooked-write", "plain/unhooked-write"),
+    ),
+    Target(
+        "hooked store / hand-written workaround",
+        "hooked store / workaround",
+        "callgrind",
+        0.65,
+        _counts("store", "{default}/hooked-write", "workaround/hooked-write"),
+    ),
+    Target(
+        "hooked store / hand-written workaround",
+        "hooked store / workaround",
+        "pyperf",
+        0.65,
+        _times("{default}/hooked-write", "workaround/hooked-write"),
+    ),
+    Target(
+        "read of a hooked module / plain module (~1.0)",
+        "read",
+        "callgrind",
+        1.05,
+        _counts("store", "{default}/read", "plain/read"),
+    ),
+    Target(
+        "read of a hooked module / plain module (~1.0)",
+        "read",
+        "pyperf",
+        1.05,
+        _times("{default}/read", "plain/read"),
+    ),
+    Target(
+        "import ~150 stdlib modules: hook installed / not",
+        "import",
+        "callgrind",
+        1.03,
+        _counts("imports", "{default}", "off"),
+    ),
+    Target(
+        "import ~150 stdlib modules: hook installed / not",
+        "import",
+        "wall clock",
+        1.03,
+        _times("import/{default}", "import/off"),
+    ),
+]
+
+
+def _cell(target: Target, result: dict[str, Any]) -> str:
+    value = target.ratio(result)
+    if value is None:
+        return "n/a"
+    digits = 3 if target.method == "callgrind" and (target.bound or 1) >= 1 else 2
+    if target.bound is None:
+        return f"{value:.{digits}f}"
+    return f"{value:.{digits}f} " + ("✅" if value <= target.bound else "❌")
+
+
+# --- the report -----------------------------------------------------------
 
 CASE_ORDER = [
     "plain/read",
@@ -243,70 +437,181 @@ CASE_ORDER = [
     "class/hooked-delete",
     "native/hooked-delete",
 ]
+STARTUP_STATES = ["base", "import-os", "installed", "activated", "activated-class"]
 
 
-def markdown(results: list[dict[str, Any]], elapsed: float) -> str:
+def _machine() -> list[str]:
+    model = "unknown CPU"
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as file:
+            model = next(
+                line.split(":", 1)[1].strip() for line in file if line.startswith("model name")
+            )
+    except (OSError, StopIteration):
+        pass
+    valgrind = subprocess.run(
+        ["valgrind", "--version"], capture_output=True, text=True, check=False
+    ).stdout.strip()
+    return [
+        f"- Machine: {platform.machine()}, {model}, {os.cpu_count()} CPUs shared with other "
+        f"work (load average {os.getloadavg()[0]:.1f} when the report was written), "
+        f"Linux {platform.release()}.",
+        f"- Host: {platform.freedesktop_os_release().get('PRETTY_NAME', 'Linux')}"
+        if hasattr(platform, "freedesktop_os_release")
+        else "- Host: Linux",
+        f"- valgrind on the host: {valgrind or 'not installed'}; the chroot has its own.",
+    ]
+
+
+def _table(heads: list[str], rows: list[list[str]]) -> list[str]:
+    lines = ["| " + " | ".join(heads) + " |", "|" + "---|" * len(heads)]
+    return lines + ["| " + " | ".join(row) + " |" for row in rows]
+
+
+def markdown(results: list[dict[str, Any]], elapsed: float, quick: bool) -> str:
     """Return docs/benchmarks.md for *results*."""
     heads = [r["label"] for r in results]
+    cpythons = [r for r in results if "callgrind" in r]
     lines = [
         "# Benchmarks",
         "",
-        "Generated by `python benchmarks/run_all.py` "
-        f"({time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {platform.machine()}, "
-        f"{os.cpu_count()} CPUs, shared and noisy; whole run {elapsed / 60:.1f} min).",
+        "This page is generated by `python3 benchmarks/run_all.py"
+        + (" --quick" if quick else "")
+        + "`; it is the one place the project's performance figures live (other "
+        "documents link here rather than copy them).  "
+        f"Run {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, "
+        f"{elapsed / 60:.0f} min in all.",
+        "",
+        "Every ratio compares two measurements of one interpreter taken in the same run.  The "
+        "machine is shared and noisy: pyperf and wall-clock ratios move by several per cent "
+        "between runs, while callgrind's instruction counts of the same binary in the same "
+        "environment repeat to about 0.1 % or better whatever the load, so the start-up targets are judged on counts "
+        "only, and the other targets are shown both ways (counts are the steadier evidence; "
+        "an instruction is not a nanosecond, so the two can differ).",
+        "",
+        "## Ratios against the targets",
+        "",
+        "The default engine is `native` on CPython and `class` on PyPy.  ✅/❌: the ratio "
+        "meets / misses its target.",
+        "",
+    ]
+    rows = []
+    for target in TARGETS:
+        bound = "—" if target.bound is None else f"<= {target.bound}"
+        rows.append([target.label, target.method, bound] + [_cell(target, r) for r in results])
+    lines += _table(["ratio", "measured by", "target", *heads], rows)
+    lines += [
+        "",
+        "## Interpreters",
+        "",
+    ]
+    lines += _table(
+        ["interpreter", "where", "engines", "build", "minutes"],
+        [
+            [
+                r["label"],
+                r["where"],
+                ", ".join(r["engines"]),
+                r["build"],
+                f"{r['seconds'] / 60:.1f}",
+            ]
+            for r in results
+        ],
+    )
+    if cpythons:
+        cg = cpythons[0]["callgrind"]
+        lines += [
+            "",
+            "## Start-up instruction counts (callgrind)",
+            "",
+            "`python -c pass` in a pip-less venv (`benchmarks/bench_callgrind.py`), "
+            "millions of instructions, median of "
+            f"{cg['repeat']} runs each (spread in parentheses when the runs differ).  "
+            "(a) `base`: another package's comment-only but non-empty `.pth`, no pep726hook "
+            "(on 3.13 the first non-empty `.pth` imports the `utf-8-sig` codec, about +3 %, "
+            "which a baseline without one would charge to us); (d) `import-os`: `base` plus a "
+            "one-line `import os` `.pth`, the cheapest executable `.pth` line; (b) "
+            "`installed`: `base` plus the wheel, `PEP726HOOK` unset; (c) `activated`: "
+            "`PEP726HOOK=1` (default engine), `activated-class`: with "
+            "`PEP726HOOK_ENGINE=class`.",
+            "",
+        ]
+        rows = []
+        for state in STARTUP_STATES:
+            row = [state]
+            for r in cpythons:
+                runs = r["callgrind"].get("startup_runs", {}).get(state)
+                if not runs:
+                    row.append("")
+                    continue
+                cell = f"{statistics.median(runs) / 1e6:.3f}"
+                if max(runs) != min(runs):
+                    cell += f" (±{(max(runs) - min(runs)) / 2 / 1e3:.1f}k)"
+                row.append(cell)
+            rows.append(row)
+        lines += _table(["state", *[r["label"] for r in cpythons]], rows)
+        lines += [
+            "",
+            "## Instructions per module operation (callgrind)",
+            "",
+            f"A fresh `python -S` process runs {cg['loops']:,} operations in a loop; the "
+            "same loop with an empty body in the same configuration is subtracted.  Operand "
+            "loads are included (equally in every configuration).  Configurations as below.",
+            "",
+        ]
+        rows = []
+        for case in CASE_ORDER:
+            cells = [
+                f"{r['callgrind']['store'][case]:.0f}" if case in r["callgrind"]["store"] else ""
+                for r in cpythons
+            ]
+            if any(cells):
+                rows.append([case, *cells])
+        lines += _table(["case", *[r["label"] for r in cpythons]], rows)
+        if any("imports" in r["callgrind"] for r in cpythons):
+            lines += ["", "Importing the standard library modules, millions of instructions:", ""]
+            rows = []
+            for variant in ("off", "native", "class"):
+                cells = [
+                    f"{r['callgrind']['imports'][variant] / 1e6:.1f}"
+                    if variant in r["callgrind"].get("imports", {})
+                    else ""
+                    for r in cpythons
+                ]
+                rows.append([f"import/{variant}", *cells])
+            lines += _table(["variant", *[r["label"] for r in cpythons]], rows)
+    pyperf_args = PYPERF_QUICK if quick else PYPERF_ARGS
+    lines += [
+        "",
+        "## Times (pyperf and wall clock)",
+        "",
         "Module access: pyperf medians of one operation (`"
-        + " ".join(PYPERF_ARGS)
+        + " ".join(pyperf_args)
         + "`), ns.  Import: median wall-clock time of a fresh process importing "
-        f"{results[0]['modules'] if results else '~150'} standard library modules, "
-        "interleaved runs, ms.",
+        f"{results[0]['modules'] if results else '~150'} standard library modules "
+        "(`benchmarks/bench_import.py`, interleaved runs), ms.",
         "",
         "Configurations: `plain` = no pep726hook; `workaround` = the hand-written "
         'ModuleType subclass of PEP 726\'s "Existing Options"; `class` / `native` = '
         "pep726hook with that engine; `native-alt` = the native slot design *not* used "
-        "on that version (direct C slot on 3.8-3.12, `slot_tp_setattro` on 3.13; see "
-        "`docs/native-engine.md`).  The default engine is `native` on CPython and "
-        "`class` on PyPy.",
+        "on that version (direct C slot on 3.8-3.12, `slot_tp_setattro` on 3.13+; see "
+        "`docs/native-engine.md`).",
         "",
-        "## Ratios against the targets",
-        "",
-        "| ratio | target | " + " | ".join(heads) + " |",
-        "|---|---|" + "---|" * len(heads),
     ]
-    for label, top, bottom, target, scope in TARGETS:
-        cells = []
-        for result in results:
-            value = ratio(result, top, bottom)
-            if value is None:
-                cells.append("n/a")
-                continue
-            mark = (
-                ""
-                if not _applies(scope, result["label"])
-                else (" ✅" if value <= target else " ❌")
-            )
-            cells.append(f"{value:.2f}{mark}")
-        scope_text = "" if scope == "all" else f" ({scope})"
-        lines.append(f"| {label} | <= {target}{scope_text} | " + " | ".join(cells) + " |")
-    lines += [
-        "",
-        "## Medians",
-        "",
-        "| case | " + " | ".join(heads) + " |",
-        "|---|" + "---|" * len(heads),
-    ]
+    rows = []
     for case in CASE_ORDER:
-        cells = []
-        for result in results:
-            value = result["medians"].get(case)
-            cells.append("" if value is None else f"{value * 1e9:.1f}")
-        lines.append(f"| {case} (ns) | " + " | ".join(cells) + " |")
+        cells = [
+            "" if case not in r["medians"] else f"{r['medians'][case] * 1e9:.1f}" for r in results
+        ]
+        rows.append([f"{case} (ns)", *cells])
     for variant in ("off", "native", "class"):
-        cells = []
-        for result in results:
-            value = result["medians"].get(f"import/{variant}")
-            cells.append("" if value is None else f"{value * 1e3:.1f}")
-        lines.append(f"| import/{variant} (ms) | " + " | ".join(cells) + " |")
-    lines.append("")
+        key = f"import/{variant}"
+        cells = [
+            "" if key not in r["medians"] else f"{r['medians'][key] * 1e3:.1f}" for r in results
+        ]
+        rows.append([f"{key} (ms)", *cells])
+    lines += _table(["case", *heads], rows)
+    lines += ["", "## Machine", "", *_machine(), ""]
     return "\n".join(lines)
 
 
@@ -319,14 +624,14 @@ results, targets, out = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]
 cases = ["plain/read", "native/read", "class/read",
          "plain/unhooked-write", "native/unhooked-write", "class/unhooked-write",
          "workaround/hooked-write", "native/hooked-write", "class/hooked-write"]
-fig, (left, right) = plt.subplots(1, 2, figsize=(15, 5.5))
+fig, (left, right) = plt.subplots(1, 2, figsize=(16, 6))
 width = 0.8 / max(1, len(results))
 for i, result in enumerate(results):
     values = [result["medians"].get(c, 0) * 1e9 for c in cases]
     left.bar([x + i * width for x in range(len(cases))], values, width, label=result["label"])
 left.set_xticks([x + width * (len(results) - 1) / 2 for x in range(len(cases))])
 left.set_xticklabels(cases, rotation=35, ha="right", fontsize=8)
-left.set_ylabel("ns per operation (median)")
+left.set_ylabel("ns per operation (pyperf median)")
 left.set_title("Module attribute access")
 left.legend(fontsize=7)
 for i, result in enumerate(results):
@@ -335,7 +640,7 @@ for i, result in enumerate(results):
 for x, t in enumerate(targets):
     right.hlines(t["target"], x - 0.1, x + 0.9, colors="red", linestyles="dashed")
 right.set_xticks([x + width * (len(results) - 1) / 2 for x in range(len(targets))])
-right.set_xticklabels([t["label"] for t in targets], rotation=20, ha="right", fontsize=8)
+right.set_xticklabels([t["label"] for t in targets], rotation=25, ha="right", fontsize=7)
 right.set_ylabel("ratio (red dashes: target)")
 right.set_title("Ratios of the default engine")
 fig.tight_layout()
@@ -343,58 +648,60 @@ fig.savefig(out, dpi=110)
 """
 
 
-def plot(results: list[dict[str, Any]], pythons: list[str]) -> str | None:
-    """Draw docs/benchmarks.png with an interpreter that has matplotlib; return it."""
-    candidates = [sys.executable, *pythons]
-    plotter = next((p for p in candidates if _probe(p, "import matplotlib")), None)
-    if plotter is None:
-        return None
+def plot(results: list[dict[str, Any]], plotter: Interpreter) -> None:
+    """Draw docs/benchmarks.png with *plotter*'s venv (which has matplotlib)."""
     targets = [
         {
-            "label": label,
-            "target": target,
-            "values": [ratio(result, top, bottom) for result in results],
+            "label": f"{t.short} [{'counts' if t.method == 'callgrind' else 'time'}]",
+            "target": t.bound,
+            "values": [t.ratio(r) for r in results],
         }
-        for label, top, bottom, target, _ in TARGETS
+        for t in TARGETS
+        if t.bound is not None
     ]
     results_path = os.path.join(RAW, "results.json")
     targets_path = os.path.join(RAW, "targets.json")
-    with open(results_path, "w", encoding="utf-8") as file:
-        json.dump(results, file, indent=1)
     with open(targets_path, "w", encoding="utf-8") as file:
         json.dump(targets, file, indent=1)
-    subprocess.run(
-        [plotter, "-c", PLOT_CODE, results_path, targets_path, CHART], check=True, cwd=ROOT
+    plotter.run(
+        [plotter.python, "-c", PLOT_CODE]
+        + [plotter.path(p) for p in (results_path, targets_path, CHART)]
     )
-    return plotter
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--only", help="comma-separated versions, e.g. 3.12,3.13,pypy")
-    parser.add_argument("--rounds", type=int, default=11, help="import benchmark rounds")
+    parser.add_argument("--only", help="comma-separated keys, e.g. 3.12,3.14,pypy3.11 or pypy")
+    parser.add_argument("--quick", action="store_true", help="shorter settings, ~10 minutes")
     args = parser.parse_args()
     started = time.monotonic()
-    pythons = interpreters(args.only.split(",") if args.only else None)
-    usable = []
-    skipped = []
-    for python in pythons:
-        if not _probe(python, "import pyperf"):
-            print(f"skipping {python}: pyperf is not installed there", flush=True)
-            skipped.append(python)
-            continue
-        ensure_extension(python)
-        usable.append(python)
-    results = [run_interpreter(python, args.rounds) for python in usable]
-    os.makedirs(os.path.dirname(MARKDOWN), exist_ok=True)
+    found = interpreters(args.only.split(",") if args.only else None)
+    if not found:
+        sys.exit("no interpreter to benchmark")
+    # The newest host CPython draws the chart (matplotlib has wheels for it).
+    plotter = next((i for i in reversed(found) if not i.chroot and "pypy" not in i.key), None)
+    results = []
+    failed: list[str] = []
+    for interp in found:
+        try:
+            meta = setup(interp, plotting=interp is plotter)
+            results.append(run_interpreter(interp, meta, args.quick))
+        except (subprocess.CalledProcessError, RuntimeError, OSError, ValueError) as error:
+            # One broken interpreter must not cost the others' results.
+            print(f"== {interp.key} ({interp.where}) failed: {error}", flush=True)
+            failed.append(f"{interp.key} ({interp.where}): {error}")
+            if interp is plotter:
+                plotter = None
+    if not results:
+        sys.exit("every interpreter failed")
     os.makedirs(RAW, exist_ok=True)
-    plotter = plot(results, usable)
-    text = markdown(results, time.monotonic() - started)
-    if skipped:
-        text += "\nSkipped (pyperf not installed there): " + ", ".join(skipped) + "\n"
-    if plotter is None:
-        text += "\n(No interpreter had matplotlib: chart not drawn.)\n"
-    else:
+    with open(os.path.join(RAW, "results.json"), "w", encoding="utf-8") as file:
+        json.dump(results, file, indent=1)
+    text = markdown(results, time.monotonic() - started, args.quick)
+    if failed:
+        text += "\nFailed, not in the tables:\n\n" + "".join(f"- {f}\n" for f in failed)
+    if plotter is not None:
+        plot(results, plotter)
         text += "\n![benchmarks](benchmarks.png)\n"
     with open(MARKDOWN, "w", encoding="utf-8") as file:
         file.write(text)
