@@ -429,15 +429,8 @@ class _LazyModule(types.ModuleType):
 
 
 def test_lazy_load_ending_in_a_plain_class_store_keeps_it_from_the_hooks(
-    engine: str, write_module: WriteModule, request: pytest.FixtureRequest
+    engine: str, write_module: WriteModule
 ) -> None:
-    if engine == "native":
-        request.applymarker(
-            pytest.mark.xfail(
-                strict=True,
-                reason="_native.c's hooked_setattro calls the hook for LazyLoader's __class__ store",
-            )
-        )
     util_namespace: dict[str, Any] = {"__name__": "importlib.util"}
     exec(PLAIN_RESTORING_LAZY_MODULE, util_namespace)
     write_module("lazy_plain_restore", RECORDING_HOOKS + "\nx = 1\n")

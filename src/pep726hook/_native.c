@@ -469,6 +469,25 @@ stop_hookless_cache(void)
 #  define HOOKLESS_CACHE 0
 #endif
 
+/* Whether this store is LazyLoader ending a lazy load: PyPy 3.11 and CPython
+ * 3.12.3-3.12.x end it with a plain `self.__class__ = types.ModuleType` in
+ * importlib.util._LazyModule.__getattribute__ (3.13+ use object.__setattr__,
+ * gh-117182).  That is import-system bookkeeping, which no hook may see (issue
+ * 10); the module's class is still _LazyModule while it happens.  Matched by
+ * name: test_importlib makes fresh copies of importlib.util. */
+static int
+is_lazy_load_ending(PyObject *self, PyObject *name)
+{
+    PyTypeObject *type = Py_TYPE(self);
+    if (type == &PyModule_Type || strcmp(type->tp_name, "_LazyModule") != 0 ||
+        !PyUnicode_Check(name) || PyUnicode_CompareWithASCIIString(name, "__class__") != 0) {
+        return 0;
+    }
+    PyObject *owner = type->tp_dict == NULL ? NULL : PyDict_GetItemString(type->tp_dict, "__module__");
+    return owner != NULL && PyUnicode_Check(owner) &&
+           PyUnicode_CompareWithASCIIString(owner, "importlib.util") == 0;
+}
+
 /* The reference implementation's module_setattro: the hook is looked up in the
  * module's own namespace only (no type lookup, no __getattr__); a key present
  * with any value, None included, is called; its result is ignored. */
@@ -484,7 +503,7 @@ hooked_setattro(PyObject *self, PyObject *name, PyObject *value)
 #endif
         PyObject *key = value == NULL ? delattr_key : setattr_key;
         PyObject *hook = PyDict_GetItemWithError(dict, key);
-        if (hook != NULL) {
+        if (hook != NULL && !(value != NULL && is_lazy_load_ending(self, name))) {
             /* The hook may delete itself or clear the namespace while it
              * runs; hold our own reference for the duration of the call. */
             Py_INCREF(hook);
