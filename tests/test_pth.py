@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import shutil
 import sys
 from pathlib import Path
@@ -204,6 +205,28 @@ def test_main_hooks_are_called(venv: Venv, venv_engine: str, tmp_path: Path, kin
     )
     assert result.returncode == 0, describe(result)
     assert result.stdout == "['x', 'y'] 1 2\n", describe(result)
+
+
+# An own-GIL sub-interpreter also runs the .pth line; CPython 3.14+ refuses to
+# exec code in one whose __main__ is not exactly ModuleType ("invalid __main__
+# module"), as CPython's own test_import and test_importlib do.
+SUBINTERPRETER_EXEC = """\
+import _interpreters
+interp = _interpreters.create()
+try:
+    print(_interpreters.exec(interp, "import sys; sys.modules['__main__'].x = 1"))
+finally:
+    _interpreters.destroy(interp)
+"""
+
+
+def test_sub_interpreters_main_stays_a_plain_module(venv: Venv, venv_engine: str) -> None:
+    if importlib.util.find_spec("_interpreters") is None:
+        pytest.skip("no _interpreters module (CPython 3.13+)")
+    out = venv.check_python(
+        ["-c", SUBINTERPRETER_EXEC], env={"PEP726HOOK": "1", "PEP726HOOK_ENGINE": venv_engine}
+    )
+    assert out == "None\n"
 
 
 def test_variable_set_activates_with_the_named_engine(

@@ -156,6 +156,13 @@ def _upgrade_main(new_engine: "Engine") -> None:
     # `-c` and `-m` (runpy) all run the program in that module, so upgrading
     # it now is what the runner does for its own __main__.
     main = sys.modules.get("__main__")
+    is_main_interpreter = getattr(_thread, "_is_main_interpreter", None)
+    if is_main_interpreter is not None and not is_main_interpreter():
+        # A sub-interpreter runs code through interpreters.exec(), which on
+        # 3.14+ refuses a __main__ that is not exactly ModuleType ("invalid
+        # __main__ module", _Py_CheckMainModule; CPython's test_import and
+        # test_importlib own-GIL tests).
+        return
     if isinstance(main, ModuleType):
         # Not contextlib.suppress: contextlib is not imported at start-up.
         try:  # noqa: SIM105
