@@ -376,11 +376,21 @@ def test_child_forked_during_install_can_install_and_uninstall(engine_name: str)
 # --- finding 12: classes given to a hook-aware module are not kept for ever --------------
 
 
+def _skip_unless_classes_are_freed() -> None:
+    # Free-threaded 3.13 makes classes immortal once a second thread has run
+    # (deferred reference counting; 3.14 frees them): nothing to measure there.
+    control = weakref.ref(type("Control", (types.ModuleType,), {}))
+    gc.collect()
+    if control() is not None:
+        pytest.skip("this interpreter does not free classes without pep726hook either")
+
+
 def test_classes_given_to_a_hook_aware_module_are_freed_after_use(
     engine: str, write_module: WriteModule
 ) -> None:
     # Only __delattr__: a store of __class__ goes through the hook-aware class,
     # which composes every class it is given.
+    _skip_unless_classes_are_freed()
     write_module("hostile_class_churn", "def __delattr__(name):\n    raise AttributeError(name)\n")
     module = importlib.import_module("hostile_class_churn")
     freed = []
@@ -400,6 +410,7 @@ def test_classes_given_to_a_hook_aware_module_are_freed_after_use(
 def test_classes_composed_for_upgraded_modules_are_freed_after_uninstall(
     write_module: WriteModule,
 ) -> None:
+    _skip_unless_classes_are_freed()
     freed = []
     with pep726hook.install("class"):
         for i in range(20):

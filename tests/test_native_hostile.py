@@ -54,8 +54,12 @@ def _has_module(name: str) -> bool:
 def _has_legacy_subinterpreters() -> bool:
     if not _has_module("_testcapi"):
         return False
-    import _testcapi
-
+    try:
+        import _testcapi
+    except Exception:
+        # Debian's PyPy ships _testcapi.py without the C source it compiles
+        # on import (FileNotFoundError).
+        return False
     return hasattr(_testcapi, "run_in_subinterp")
 
 
