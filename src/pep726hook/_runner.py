@@ -162,10 +162,11 @@ class Runner:
             with open(typed, "rb") as file:
                 data = file.read()
         except OSError as error:
-            # 3.8 names the file as typed; 3.9+ by its absolute path.
-            shown = filename
+            # 3.8 names the file as typed; 3.9+ by its absolute path; PyPy
+            # does not quote it.
+            shown = filename if sys.implementation.name == "pypy" else repr(filename)
             raise TargetError(
-                f"can't open file {shown!r}: [Errno {error.errno}] {error.strerror}", 2
+                f"can't open file {shown}: [Errno {error.errno}] {error.strerror}", 2
             ) from None
         if not _safe_path():
             # Python uses the directory of the script with symlinks resolved.
@@ -351,11 +352,11 @@ def _as_python_reads_a_script(data: bytes, filename: str) -> bytes:
     and undecodable bytes differently from ``compile()`` of the same bytes
     (issue 13, finding 14): the runner must fail, or run, as ``python`` does.
     """
-    if not _CPYTHON:
-        return data
     nul = data.find(b"\0")
     if nul >= 0:
         if not _null_bytes_are_a_syntax_error():
+            if not _CPYTHON:
+                return data  # PyPy 3.9's compile() reports NUL bytes as its python does
             # 3.8-3.10: the line ends at its NUL; the rest of it, newline
             # included, is never seen.
             return _NUL_TO_END_OF_LINE.sub(b"", data)
@@ -365,6 +366,8 @@ def _as_python_reads_a_script(data: bytes, filename: str) -> bytes:
         raise SyntaxError(
             "source code cannot contain null bytes", (filename, lineno, 0, text, lineno, 0)
         )
+    if not _CPYTHON:
+        return data
     if sys.version_info >= (3, 14):
         # compile() itself now reports non-UTF-8 source ("Non-UTF-8 code
         # starting with ..."), close to the file reader but without its
