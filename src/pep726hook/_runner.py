@@ -355,11 +355,9 @@ def _as_python_reads_a_script(data: bytes, filename: str) -> bytes:
     nul = data.find(b"\0")
     if nul >= 0:
         if not _null_bytes_are_a_syntax_error():
-            if not _CPYTHON:
-                return data  # PyPy 3.9's compile() reports NUL bytes as its python does
-            # 3.8-3.10: the line ends at its NUL; the rest of it, newline
-            # included, is never seen.
-            return _NUL_TO_END_OF_LINE.sub(b"", data)
+            # CPython 3.8-3.10: the line ends at its NUL; the rest of it,
+            # newline included, is never seen.  PyPy 3.9 has rules of its own.
+            return _NUL_TO_END_OF_LINE.sub(b"", data) if _CPYTHON else data
         line_start = data.rfind(b"\n", 0, nul) + 1
         lineno = data.count(b"\n", 0, nul) + 1
         text = data[line_start:nul].decode("utf-8", "replace")
