@@ -285,7 +285,13 @@ def _reclaim_front(finder: "Pep726Finder") -> None:
     first again is invisible to it (we ask it before anything else), and the
     modules it served meanwhile are upgraded now if they define a hook.
     """
-    with _lock:
+    # Called from find_spec(), with the import system's locks held: waiting
+    # for _lock here would deadlock against an install()/uninstall() that
+    # holds it and imports (PyPy takes its import lock even for a module
+    # already in sys.modules; tests/test_stress.py).  A later import retries.
+    if not _lock.acquire(blocking=False):
+        return
+    try:
         engine = _active_engine
         if engine is None or finder.engine is not engine:
             return  # uninstalled, or an old finder on a list an import still walks
@@ -294,6 +300,8 @@ def _reclaim_front(finder: "Pep726Finder") -> None:
             return
         sys.meta_path = [finder, *(f for f in meta_path if f is not finder)]
         engine.upgrade_existing(sys.modules)
+    finally:
+        _lock.release()
 
 
 def _remove_finders() -> None:
