@@ -152,6 +152,13 @@ def hook_aware_class_for(base: type) -> type:
         composed: type | None = entry[1]()
         if composed is not None:
             return composed
+    composed = compose(base, HookAwareModule)
+    _remember(base, composed)
+    return composed
+
+
+def compose(base: type, mixin: type) -> type:
+    """Return a new ``class base(base, mixin)`` that passes for *base* by name and docstring."""
     namespace = {
         "__slots__": (),
         "__module__": base.__module__,
@@ -159,9 +166,7 @@ def hook_aware_class_for(base: type) -> type:
         "__doc__": base.__doc__,
     }
     metaclass: Any = type(base)
-    composed = metaclass(base.__name__, (base, HookAwareModule), namespace)
-    assert composed is not None
-    _remember(base, composed)
+    composed: type = metaclass(base.__name__, (base, mixin), namespace)
     return composed
 
 

@@ -30,6 +30,7 @@ from ._class_engine import (
     _hook_of,
     _is_lazy_module_class,
     _module_setattr,
+    compose,
     is_module,
     original_class_of,
 )
@@ -103,14 +104,7 @@ def opted_in_class_for(base: type) -> type:
     base = original_class_of(base)
     composed = _opted_in_classes.get(base)
     if composed is None:
-        namespace = {
-            "__slots__": (),
-            "__module__": base.__module__,
-            "__qualname__": base.__qualname__,
-            "__doc__": base.__doc__,
-        }
-        metaclass: Any = type(base)
-        composed = metaclass(base.__name__, (base, OptedInModule), namespace)
+        composed = compose(base, OptedInModule)
         # Another thread may have composed one first; every caller must agree.
         composed = _opted_in_classes.setdefault(base, composed)
     return composed
