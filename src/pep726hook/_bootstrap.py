@@ -14,8 +14,10 @@ ACTIVATION_VARIABLE = "PEP726HOOK"
 
 # The spellings of $PEP726HOOK, compared case-insensitively.  Any other value
 # leaves the hook off and says so on stderr: a typo must not pass unnoticed.
-# The .pth line imports us for any value but unset, "" and "0" (its test is
-# `not in "0"`, a substring test as cheap to compile as the old `== "1"`).
+# The .pth line imports us whenever the variable is set, whatever its value:
+# `"PEP726HOOK" in os.environ` is the cheapest test site can compile, and every
+# process of the environment compiles it (issue 14).  An off value costs the
+# processes that set it this module and the package's lazy __init__.
 ON_VALUES = ("1", "true", "yes", "on")
 OFF_VALUES = ("", "0", "false", "no", "off")
 
