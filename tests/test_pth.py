@@ -98,7 +98,7 @@ def test_unset_variable_imports_nothing(venv: Venv, tmp_path: Path) -> None:
 
 
 # A stand-in for the package that reports which start-up file called it, once
-# per file: a venv may run its .pth lines twice (cpython#75723).
+# per file: site runs a venv's .pth lines twice before 3.15.
 FAKE_BOOTSTRAP = """\
 import sys
 seen = set()
@@ -274,7 +274,7 @@ def test_activation_imports_only_what_the_engine_needs(venv: Venv, venv_engine: 
 
 
 def test_activation_is_idempotent(venv: Venv, venv_engine: str, tmp_path: Path) -> None:
-    # cpython#75723, coverage#340: venvs may run the .pth lines twice.
+    # coverage#340: site runs a venv's .pth lines twice before 3.15.
     write(tmp_path / "helper.py", HELPER)
     code = (
         "import site, sys\n"

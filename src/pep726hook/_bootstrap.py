@@ -21,11 +21,11 @@ ACTIVATION_VARIABLE = "PEP726HOOK"
 ON_VALUES = ("1", "true", "yes", "on")
 OFF_VALUES = ("", "0", "false", "no", "off")
 
-# Site runs every .pth line of a venv twice (measured on CPython 3.8-3.13):
+# Site runs every .pth line of a venv twice on CPython 3.8-3.14 (measured):
 # site.venv() adds the venv's site-packages and main() adds it again, and
 # addsitedir() reads the .pth files of a directory it already knows
-# (cpython#75723 is the lib64 -> lib case of the same): the second call must
-# neither install again nor repeat a warning.
+# (cpython#75723 is the lib64 -> lib case of the same; 3.15's rewritten site
+# runs them once): the second call must neither install again nor repeat a warning.
 _attempted = False
 
 
@@ -45,7 +45,7 @@ def activate() -> None:
     """Install the hook when ``$PEP726HOOK`` is on (``1``, ``true``, ``yes``, ``on``).
 
     The engine comes from ``$PEP726HOOK_ENGINE``.  Safe to call any number of
-    times (a venv may run its ``.pth`` files twice, cpython#75723).  An unknown
+    times (site runs a venv's ``.pth`` files twice before 3.15).  An unknown
     ``$PEP726HOOK`` value, a wrong engine name or an engine that cannot run
     here costs one line on stderr (never a warning, which ``-W error`` would
     turn into a failed start-up); the process starts without the hook.
