@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
 import sys
 import sysconfig
 import types
@@ -27,6 +29,26 @@ def test_public_api_is_exactly_what_all_names() -> None:
     assert public - {"annotations"} <= set(pep726hook.__all__)
     for name in pep726hook.__all__:
         assert hasattr(pep726hook, name)
+
+
+def test_importing_the_package_loads_no_private_module() -> None:
+    # Issue 14: the public names are loaded on first use.
+    code = (
+        "import sys, pep726hook\n"
+        "print(sorted(m for m in sys.modules if m.startswith('pep726hook')))\n"
+        "pep726hook.install\n"
+        "print('pep726hook._install' in sys.modules, 'install' in dir(pep726hook))\n"
+    )
+    environment = {k: v for k, v in os.environ.items() if not k.startswith("PEP726HOOK")}
+    out = subprocess.run(
+        [sys.executable, "-c", code], env=environment, capture_output=True, text=True, check=True
+    ).stdout
+    assert out == "['pep726hook']\nTrue True\n"
+
+
+def test_unknown_attribute_raises_attribute_error() -> None:
+    with pytest.raises(AttributeError, match="has no attribute 'no_such_name'"):
+        pep726hook.no_such_name  # type: ignore[attr-defined]  # noqa: B018
 
 
 def test_install_twice_keeps_one_finder_and_one_engine(engine: str) -> None:

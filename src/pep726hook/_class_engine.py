@@ -9,8 +9,6 @@ exactly ``ModuleType``, so the finder keeps the new class only on modules whose
 namespace defines a hook.
 """
 
-from __future__ import annotations
-
 import _weakref
 import sys
 
@@ -23,14 +21,14 @@ else:
     ModuleType = type(sys)
 
 _HOOK_NAMES = ("__setattr__", "__delattr__")
-_NO_HOOK: Any = object()
+_NO_HOOK: "Any" = object()
 
 # ModuleType's ``__dict__`` descriptor reads the namespace without running any
 # ``__getattribute__`` a subclass (``importlib.util._LazyModule``) defines.
-_namespace_of: Callable[[ModuleType], dict[str, Any]] = vars(ModuleType)["__dict__"].__get__
-_set_class_bypassing_hooks: Callable[[object, str, object], None] = object.__setattr__
-_module_setattr: Any = ModuleType.__setattr__
-_module_delattr: Any = ModuleType.__delattr__
+_namespace_of: "Callable[[ModuleType], dict[str, Any]]" = vars(ModuleType)["__dict__"].__get__
+_set_class_bypassing_hooks: "Callable[[object, str, object], None]" = object.__setattr__
+_module_setattr: "Any" = ModuleType.__setattr__
+_module_delattr: "Any" = ModuleType.__delattr__
 
 
 class HookAwareModule(ModuleType):
@@ -45,7 +43,7 @@ class HookAwareModule(ModuleType):
 
     __slots__ = ()
 
-    def __setattr__(self, name: str, value: Any) -> None:
+    def __setattr__(self, name: str, value: "Any") -> None:
         hook = _hook_of(self, "__setattr__")
         if hook is not _NO_HOOK and not (name == "__class__" and _lazy_loader_is_storing()):
             hook(name, value)
@@ -75,7 +73,7 @@ class HookAwareModule(ModuleType):
         delete(name)
 
 
-def _hook_of(module: ModuleType, name: str) -> Any:
+def _hook_of(module: ModuleType, name: str) -> "Any":
     try:
         return _namespace_of(module).get(name, _NO_HOOK)
     except AttributeError:
@@ -84,7 +82,7 @@ def _hook_of(module: ModuleType, name: str) -> Any:
         return _NO_HOOK
 
 
-def _skipped_by_warnings(function: Any) -> None:
+def _skipped_by_warnings(function: "Any") -> None:
     # The native engine calls a hook straight from the module type's slot, so
     # a hook's warnings.warn(..., stacklevel=2) names the line that stored the
     # attribute.  Here our method's frame sits in between.  Both warnings
@@ -130,9 +128,9 @@ module = HookAwareModule
 # every class ever given to a module, and its twin, for ever (issue 13, finding
 # 12). A composed class lives while a module has it; composing again after that
 # costs what the first time did.
-_composed_by_base: dict[int, tuple[Any, Any]] = {}
+_composed_by_base: "dict[int, tuple[Any, Any]]" = {}
 # id(composed class) -> weak reference to it: how original_class_of() knows ours.
-_composed_ids: dict[int, Any] = {}
+_composed_ids: "dict[int, Any]" = {}
 
 
 def hook_aware_class_for(base: type) -> type:
@@ -173,7 +171,7 @@ def compose(base: type, mixin: type) -> type:
 def _remember(base: type, composed: type) -> None:
     base_key, composed_key = id(base), id(composed)
 
-    def forget(ref: Any) -> None:
+    def forget(ref: "Any") -> None:
         # Only this class's own entries: ids are reused once it is gone.
         if _composed_ids.get(composed_key) is ref:
             del _composed_ids[composed_key]
@@ -199,7 +197,7 @@ def original_class_of(cls: type) -> type:
     return cls
 
 
-def is_module(candidate: object) -> TypeGuard[ModuleType]:
+def is_module(candidate: object) -> "TypeGuard[ModuleType]":
     """Tell whether *candidate* is a module object, by its real type.
 
     ``isinstance`` would ask for ``candidate.__class__``, running the
@@ -216,7 +214,7 @@ def defines_hooks(module: object) -> bool:
     return namespace is not None and any(name in namespace for name in _HOOK_NAMES)
 
 
-def _namespace_or_none(module: object) -> dict[str, Any] | None:
+def _namespace_or_none(module: object) -> "dict[str, Any] | None":
     if not is_module(module):
         return None
     try:
@@ -280,7 +278,7 @@ class ClassEngine:
         """Tell whether *module* currently calls its hooks."""
         return issubclass(type(module), HookAwareModule)
 
-    def begin(self, module: object) -> type | None:
+    def begin(self, module: object) -> "type | None":
         """Make *module* hook-aware before its body runs.
 
         Returns the class to restore if the body fails, or None when *module*
@@ -319,7 +317,7 @@ class ClassEngine:
             # _LazyModule whose LazyLoader we wrapped, defeating the laziness.
             self.downgrade(module)
 
-    def upgrade_existing(self, modules: dict[str, Any]) -> None:
+    def upgrade_existing(self, modules: "dict[str, Any]") -> None:
         """Upgrade the already imported modules whose namespace defines a hook."""
         for module in list(modules.values()):
             if defines_hooks(module):

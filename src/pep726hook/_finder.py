@@ -8,8 +8,6 @@ afterwards.  The wrapper puts the real loader back on ``__spec__.loader`` and
 flight.
 """
 
-from __future__ import annotations
-
 import _thread
 import _warnings
 import sys
@@ -38,7 +36,7 @@ _ASK_LEGACY_FINDERS = sys.version_info < (3, 12)
 _LEGACY_LOADERS_ARE_RUN = sys.version_info < (3, 15)
 
 
-def _namespace_loader_types() -> tuple[type, ...]:
+def _namespace_loader_types() -> "tuple[type, ...]":
     external = sys.modules.get("_frozen_importlib_external")
     names = ("NamespaceLoader", "_NamespaceLoader")
     return tuple(t for t in (getattr(external, n, None) for n in names) if isinstance(t, type))
@@ -48,7 +46,7 @@ _NAMESPACE_LOADERS = _namespace_loader_types()
 _HOOK_NAMES = ("__setattr__", "__delattr__")
 
 
-def _standard_exec_module() -> tuple[Any, Any]:
+def _standard_exec_module() -> "tuple[Any, Any]":
     """importlib's own ``exec_module`` (source and bytecode loaders) and its exec helper."""
     external: Any = sys.modules.get("_frozen_importlib_external")
     basics = getattr(external, "_LoaderBasics", None)
@@ -62,7 +60,7 @@ def _standard_exec_module() -> tuple[Any, Any]:
 _STANDARD_EXEC_MODULE, _call_with_frames_removed = _standard_exec_module()
 
 
-def code_may_define_hooks(code: Any) -> bool:
+def code_may_define_hooks(code: "Any") -> bool:
     """Tell whether the top level of module *code* names ``__setattr__`` or ``__delattr__``.
 
     A module can only bind a hook by name at its top level (``def``, assignment,
@@ -75,7 +73,7 @@ def code_may_define_hooks(code: Any) -> bool:
     return _HOOK_NAMES[0] in names or _HOOK_NAMES[1] in names
 
 
-_warned_about: set[str] = set()
+_warned_about: "set[str]" = set()
 
 
 def _warn_once(fullname: str, error: BaseException) -> None:
@@ -101,7 +99,7 @@ class Pep726Finder:
     """
 
     def __init__(
-        self, engine: LoadingEngine, on_displaced: Callable[[Pep726Finder], None] | None = None
+        self, engine: "LoadingEngine", on_displaced: "Callable[[Pep726Finder], None] | None" = None
     ) -> None:
         self.engine = engine
         # Called when a finder was put in front of this one after install()
@@ -119,9 +117,9 @@ class Pep726Finder:
     def find_spec(
         self,
         fullname: str,
-        path: Sequence[str] | None = None,
-        target: ModuleType | None = None,
-    ) -> Any:
+        path: "Sequence[str] | None" = None,
+        target: "ModuleType | None" = None,
+    ) -> "Any":
         """Return the spec the rest of ``sys.meta_path`` finds, loader wrapped."""
         if fullname == _PACKAGE or fullname.startswith(_PACKAGE + "."):
             return None
@@ -141,8 +139,8 @@ class Pep726Finder:
         return spec
 
     def _find_spec_after_us(
-        self, fullname: str, path: Sequence[str] | None, target: ModuleType | None
-    ) -> Any:
+        self, fullname: str, path: "Sequence[str] | None", target: "ModuleType | None"
+    ) -> "Any":
         meta_path = list(sys.meta_path)
         position = next((i for i, f in enumerate(meta_path) if f is self), -1)
         for finder in meta_path[position + 1 :]:
@@ -163,7 +161,7 @@ class Pep726Finder:
         """Nothing is cached here; present so ``importlib.invalidate_caches()`` is happy."""
 
 
-def _spec_from_legacy_finder(finder: Any, fullname: str, path: Sequence[str] | None) -> Any:
+def _spec_from_legacy_finder(finder: "Any", fullname: str, path: "Sequence[str] | None") -> "Any":
     loader = finder.find_module(fullname, path)
     if loader is None:
         return None
@@ -171,7 +169,7 @@ def _spec_from_legacy_finder(finder: Any, fullname: str, path: Sequence[str] | N
     return bootstrap.spec_from_loader(fullname, loader)
 
 
-def _loader_can_be_wrapped(spec: Any) -> bool:
+def _loader_can_be_wrapped(spec: "Any") -> bool:
     loader = spec.loader
     if loader is None or isinstance(loader, _LOADER_WRAPPERS):
         return False
@@ -182,7 +180,7 @@ def _loader_can_be_wrapped(spec: Any) -> bool:
     return _LEGACY_LOADERS_ARE_RUN and hasattr(loader, "load_module")
 
 
-def _wrap(loader: Any, spec: Any, engine: LoadingEngine) -> Any:
+def _wrap(loader: "Any", spec: "Any", engine: "LoadingEngine") -> "Any":
     # Offer exactly the loading protocol the real loader has (wrapt 1.14.1).
     if hasattr(loader, "exec_module"):
         return ExecModuleWrapper(loader, spec, engine)
@@ -194,12 +192,12 @@ class _LoaderWrapper:
 
     __slots__ = ("_engine", "_loader", "_spec")
 
-    def __init__(self, loader: Any, spec: Any, engine: LoadingEngine) -> None:
+    def __init__(self, loader: "Any", spec: "Any", engine: "LoadingEngine") -> None:
         self._loader = loader
         self._spec = spec
         self._engine = engine
 
-    def __getattr__(self, name: str) -> Any:
+    def __getattr__(self, name: str) -> "Any":
         attribute = getattr(self._loader, name)
         if name == "get_code":
             # runpy (``python -m``) asks for the code and runs it itself, with
@@ -246,12 +244,12 @@ class ExecModuleWrapper(_LoaderWrapper):
 
     __slots__ = ()
 
-    def create_module(self, spec: Any) -> Any:
+    def create_module(self, spec: "Any") -> "Any":
         """Delegate to the real loader."""
         create_module = getattr(self._loader, "create_module", None)
         return None if create_module is None else create_module(spec)
 
-    def exec_module(self, module: ModuleType) -> None:
+    def exec_module(self, module: "ModuleType") -> None:
         """Run the module with hooks active, then keep them only if it defines one.
 
         For importlib's own source and bytecode loaders the code object is
@@ -310,7 +308,7 @@ class LoadModuleWrapper(_LoaderWrapper):
 
     __slots__ = ()
 
-    def load_module(self, fullname: str) -> Any:
+    def load_module(self, fullname: str) -> "Any":
         """Delegate, then upgrade what ``sys.modules`` holds if it defines a hook."""
         self._unwrap(None)
         module = self._loader.load_module(fullname)

@@ -306,5 +306,6 @@ def _reclaim_front(finder: "Pep726Finder") -> None:
 
 def _remove_finders() -> None:
     # Any instance counts, including one left by an earlier copy of this
-    # package, so that activation stays idempotent (cpython#75723).
+    # package, so that activation stays idempotent (site runs a venv's .pth
+    # line twice before 3.15).
     sys.meta_path = [f for f in sys.meta_path if type(f).__name__ != _FINDER_CLASS_NAME]
