@@ -273,6 +273,44 @@ def test_activation_imports_only_what_the_engine_needs(venv: Venv, venv_engine: 
     assert out == f"{expected}\n"
 
 
+ADOPTED = """\
+import sys
+loaded = sorted(m for m in sys.modules if m.startswith("pep726hook"))
+import pep726hook, pep726hook._install as installation
+print(loaded)
+print(pep726hook.is_installed(), pep726hook.engine(), installation.route())
+with pep726hook.install() as again:
+    print(again.installed_now)
+pep726hook.uninstall()
+import types
+m = types.ModuleType("m")
+exec("def __setattr__(name, value): print('hook', name)", m.__dict__)
+m.x = 1
+print(pep726hook.is_installed(), sorted(vars(m).keys() - {"__setattr__", "__name__", "__doc__",
+      "__package__", "__loader__", "__spec__", "__builtins__"}))
+del sys.modules["pep726hook._install"]
+import pep726hook._install as fresh
+print(fresh.is_installed())
+"""
+
+
+def test_native_start_up_patch_is_the_installation_once_install_is_imported(venv: Venv) -> None:
+    # Issue 14: the .pth patches the module type without importing _install,
+    # _engines or _native_engine; the first use of the API finds it installed,
+    # with its route, and uninstall() really removes it (a re-imported _install
+    # does not take a removed patch over again).
+    if "native" not in venv.engines:
+        pytest.skip("the native engine is not built here")
+    out = venv.check_python(["-c", ADOPTED], env={"PEP726HOOK": "1"})
+    assert out == (
+        "['pep726hook', 'pep726hook._bootstrap', 'pep726hook._native']\n"
+        "True native $PEP726HOOK at start-up\n"
+        "False\n"
+        "False ['x']\n"
+        "False\n"
+    )
+
+
 def test_activation_is_idempotent(venv: Venv, venv_engine: str, tmp_path: Path) -> None:
     # coverage#340: site runs a venv's .pth lines twice before 3.15.
     write(tmp_path / "helper.py", HELPER)

@@ -18,6 +18,8 @@ ACTIVATION_VARIABLE = "PEP726HOOK"
 # `"PEP726HOOK" in os.environ` is the cheapest test site can compile, and every
 # process of the environment compiles it (issue 14).  An off value costs the
 # processes that set it this module and the package's lazy __init__.
+START_UP_ROUTE = f"${ACTIVATION_VARIABLE} at start-up"
+
 ON_VALUES = ("1", "true", "yes", "on")
 OFF_VALUES = ("", "0", "false", "no", "off")
 
@@ -27,6 +29,12 @@ OFF_VALUES = ("", "0", "false", "no", "off")
 # (cpython#75723 is the lib64 -> lib case of the same; 3.15's rewritten site
 # runs them once): the second call must neither install again nor repeat a warning.
 _attempted = False
+
+# Whether activate() patched the module type itself, for _install to take over
+# as its installation when first imported (issue 14: importing _install,
+# _engines and _native_engine cost 6 % of `python -c pass`, and the native
+# engine needs none of them to start).
+started_native = False
 
 
 def activation_requested(value: "str | None") -> "bool | None":
@@ -65,9 +73,45 @@ def activate() -> None:
         )
         return
     try:
-        from ._install import install, record_route
+        if not _start_native_engine_alone():
+            from ._install import install, record_route
 
-        install(None)
-        record_route(f"${ACTIVATION_VARIABLE} at start-up")
+            install(None)
+            record_route(START_UP_ROUTE)
     except Exception as error:  # start-up must go on whatever happened
         sys.stderr.write(f"pep726hook: hook not activated at start-up: {error}\n")
+
+
+def _start_native_engine_alone() -> bool:
+    """Patch the module type the way ``install()`` would, without importing it.
+
+    Only where ``install(None)`` would pick the native engine and do nothing
+    more: ``$PEP726HOOK_ENGINE`` unset, ``auto`` or ``native``, the extension
+    built, the main interpreter, nothing patched or installed yet.  Anything
+    else (and every error message) is left to ``install()``.
+    """
+    global started_native
+    if __name__.rpartition(".")[0] + "._install" in sys.modules:
+        return False  # a sitecustomize or an earlier .pth got there first
+    if os.environ.get("PEP726HOOK_ENGINE", "").strip().lower() not in ("", "auto", "native"):
+        return False
+    if sys.implementation.name != "cpython" or "t" in getattr(sys, "abiflags", ""):
+        return False  # never built there (setup.py): do not search for it
+    try:
+        from . import _native
+    except ImportError:
+        return False
+    state = _native.state()
+    if not state["main"] or state["patched"]:
+        return False
+    _native.install()
+    started_native = True
+    main = sys.modules.get("__main__")
+    if isinstance(main, type(sys)):
+        # What install() does for __main__ (see _install._upgrade_main); a
+        # class refusing it keeps its class there too.
+        try:  # noqa: SIM105 (contextlib is not imported at start-up)
+            _native.upgrade_type(type(main))
+        except TypeError:
+            pass
+    return True

@@ -309,3 +309,23 @@ def _remove_finders() -> None:
     # package, so that activation stays idempotent (site runs a venv's .pth
     # line twice before 3.15).
     sys.meta_path = [f for f in sys.meta_path if type(f).__name__ != _FINDER_CLASS_NAME]
+
+
+def _adopt_start_up_patch() -> None:
+    # The .pth line's bootstrap patches the module type without importing us
+    # (_bootstrap._start_native_engine_alone): that patch is the installation.
+    # The flag is taken once, so that a copy of this module imported again
+    # after uninstall() does not adopt a patch that is gone.
+    global _active_engine, _route
+    bootstrap = sys.modules.get(__name__.rpartition(".")[0] + "._bootstrap")
+    if not getattr(bootstrap, "started_native", False):
+        return
+    from . import _bootstrap, _native_engine
+
+    _bootstrap.started_native = False
+    if _native_engine.slot_is_patched():
+        _active_engine = create_engine("native")
+        _route = _bootstrap.START_UP_ROUTE
+
+
+_adopt_start_up_patch()
