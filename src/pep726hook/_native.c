@@ -10,15 +10,20 @@
  *   what `super().__setattr__` in a ModuleType subclass reaches, so the
  *   subclass runs first and the module hook second (the MRO rule).
  *
- *   ModuleType->tp_setattro then has to route `mod.x = v` to the same code.
- *   On 3.8-3.12 typeobject.c's hackcheck() rejects `object.__setattr__(mod,
- *   ...)` once ModuleType's slot is a C function other than the generic one,
- *   but it skips types whose slot is slot_tp_setattro (the slot every Python
- *   class defining __setattr__ gets).  So there the slot becomes the
- *   interpreter's own slot_tp_setattro, read from a probe class, which calls
- *   the method descriptors above.  3.13 applies hackcheck() to type objects
- *   only, so there the slot points straight at hooked_setattro(): one C call
- *   less on every module store.
+ *   ModuleType->tp_setattro points straight at hooked_setattro(), so
+ *   `mod.x = v` costs one C call, the hook check and the store.  On 3.8-3.12
+ *   typeobject.c's hackcheck() then rejects `object.__setattr__(mod, ...)`
+ *   (and __delattr__): it refuses a module as soon as ModuleType's slot is a
+ *   C function other than the generic one.  Those slot wrappers are only ever
+ *   called through the tp_call of wrapper_descriptor and method-wrapper, so
+ *   while patched both tp_calls are wrapped (the "call guard" below): calls
+ *   of a slot wrapper of the generic store on a module run an emulation of
+ *   hackcheck() in which hooked_setattro counts as the generic function,
+ *   then the generic store; everything else goes to CPython's own call.  If
+ *   the guard's layout checks fail, install() falls back to the former slot
+ *   design (the slot is the interpreter's own slot_tp_setattro, which
+ *   hackcheck() skips, calling the method descriptors above).  3.13 applies
+ *   hackcheck() to type objects only and needs no guard.
  *
  * Everything here uses the public C API.  The patch of the slot is
  * process-wide and belongs to the main interpreter; the namespace entries live
@@ -1396,9 +1401,9 @@ PyDoc_STRVAR(install_doc,
 "ModuleType dict.  In a sub-interpreter it needs the main interpreter to\n"
 "have patched first, and then adds that interpreter's own dict entries\n"
 "(3.12+; before 3.12 the dict is shared and there is nothing to add).\n"
-"*direct* chooses the slot design (None: the safe one for this version;\n"
-"True on 3.8-3.12 breaks object.__setattr__ on modules and exists only for\n"
-"benchmarks).  Idempotent.");
+"*direct* chooses the slot design (None or True: hooked_setattro in the\n"
+"slot, with the call guard on 3.8-3.12, or slot_tp_setattro if the guard\n"
+"cannot be installed; False: slot_tp_setattro, for benchmarks).  Idempotent.");
 
 static PyObject *
 native_install(PyObject *module, PyObject *args, PyObject *kwargs)
