@@ -713,8 +713,7 @@ def test_uninstall_keeps_python_level_setattr_of_subclasses(when: str) -> None:
 
 
 @pytest.mark.skipif(
-    importlib.util.find_spec("test.support") is None
-    or "legacy" not in _kinds(),
+    importlib.util.find_spec("test.support") is None or "legacy" not in _kinds(),
     reason="needs test.support and _testcapi.run_in_subinterp",
 )
 def test_cpython_test_support_run_in_subinterp_survives_the_patch() -> None:
@@ -769,6 +768,7 @@ def test_module_type_hook_methods_look_like_method_descriptors(native: None) -> 
             method(module, *args, extra=1)
     assert log == [("set", "x", 1), ("del", "x")]
     assert str(inspect.signature(ModuleType("plain").__setattr__)) == "(name, value, /)"
+
 
 # --- a hook appearing on a module that was stored on without one ---------------
 # From 3.12 the native engine remembers namespaces without hooks (a dict
@@ -917,7 +917,7 @@ _ORIGINAL_MODULE_SETATTR = vars(ModuleType).get("__setattr__")
 def _outcome(action: Callable[[], Any]) -> tuple[str, str]:
     try:
         result = action()
-    except Exception as error:  # noqa: BLE001 - the exception is the outcome
+    except Exception as error:
         return type(error).__name__, str(error)
     return "ok", repr(result)
 
@@ -946,7 +946,9 @@ def _guarded_calls(post_install: type) -> dict[str, tuple[str, str]]:
             "partial": lambda m: functools.partial(object.__setattr__, m)("x", 1),
             "partial_bound": lambda m: functools.partial(super(ModuleType, m).__setattr__)("x", 1),
             "wrapper_call": lambda m: _WRAPPER_CALL(object.__setattr__, m, "x", 1),
-            "wrapper_call_twice": lambda m: _WRAPPER_CALL(_WRAPPER_CALL, object.__delattr__, m, "x"),
+            "wrapper_call_twice": lambda m: _WRAPPER_CALL(
+                _WRAPPER_CALL, object.__delattr__, m, "x"
+            ),
             "bound_call": lambda m: object.__setattr__.__call__(m, "x", 1),
             "method_wrapper_call": lambda m: _METHOD_WRAPPER_CALL(
                 super(ModuleType, m).__setattr__, "x", 1
@@ -959,9 +961,9 @@ def _guarded_calls(post_install: type) -> dict[str, tuple[str, str]]:
             "del_name_not_str": lambda m: object.__delattr__(m, 1),
             "too_few": lambda m: object.__setattr__(m, "x"),
             "too_many": lambda m: object.__setattr__(m, "x", 1, 2),
-            "self_only": lambda m: object.__setattr__(m),
+            "self_only": object.__setattr__,
             "del_too_many": lambda m: object.__delattr__(m, "x", "y"),
-            "del_too_few": lambda m: object.__delattr__(m),
+            "del_too_few": object.__delattr__,
             "keywords": lambda m: object.__setattr__(m, "x", value=1),
             "del_keywords": lambda m: object.__delattr__(m, name="x"),
             "super_too_few": lambda m: super(ModuleType, m).__setattr__("x"),
@@ -979,7 +981,7 @@ def _guarded_calls(post_install: type) -> dict[str, tuple[str, str]]:
     outcomes["namespace"] = _outcome(lambda: object.__setattr__(plain, "x", 1))
     outcomes["type"] = _outcome(lambda: object.__setattr__(int, "x", 1))
     outcomes["type_del"] = _outcome(lambda: object.__delattr__(int, "real"))
-    outcomes["no_self"] = _outcome(lambda: object.__setattr__())
+    outcomes["no_self"] = _outcome(object.__setattr__)
     outcomes["not_applicable"] = _outcome(lambda: ModuleType.__init__(plain, "x"))
     outcomes["other_wrapper"] = _outcome(lambda: int.__add__(1, 2))
     outcomes["other_bound"] = _outcome(lambda: (1).__add__(2))
