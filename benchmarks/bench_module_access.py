@@ -7,10 +7,9 @@ Configurations, each measured in its own pyperf worker processes:
   a ``ModuleType`` subclass whose ``__setattr__``/``__delattr__`` look the hook
   up in the module's ``__dict__`` and call it;
 * ``class`` and ``native``: pep726hook installed with that engine;
-* ``native-alt``: the native engine with the slot design *not* chosen for this
-  version (direct C slot on 3.8-3.12, where it breaks ``object.__setattr__`` on
-  modules; ``slot_tp_setattro`` on 3.13), for the design comparison in
-  ``docs/native-engine.md``;
+* ``native-alt``: the native engine with the slot design it no longer uses
+  (``slot_tp_setattro`` in ``ModuleType``'s slot), for the design comparison
+  in ``docs/native-engine.md``;
 * ``library-hack``: an mpmath-style library guarding its settings with its own
   ``ModuleType`` subclass (``__setattr__`` refuses ``dps``, stores the rest);
 * ``library-enable``: the same library written as a PEP 726 hook and opted in

@@ -593,9 +593,8 @@ def markdown(results: list[dict[str, Any]], elapsed: float, quick: bool) -> str:
         "",
         "Configurations: `plain` = no pep726hook; `workaround` = the hand-written "
         'ModuleType subclass of PEP 726\'s "Existing Options"; `class` / `native` = '
-        "pep726hook with that engine; `native-alt` = the native slot design *not* used "
-        "on that version (direct C slot on 3.8-3.12, `slot_tp_setattro` on 3.13+; see "
-        "`docs/native-engine.md`).",
+        "pep726hook with that engine; `native-alt` = the native engine's former slot "
+        "design (`slot_tp_setattro` in ModuleType's slot; see `docs/native-engine.md`).",
         "",
     ]
     rows = []
