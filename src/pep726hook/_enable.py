@@ -30,9 +30,10 @@ from ._class_engine import (
     _hook_of,
     _is_lazy_module_class,
     _module_setattr,
-    compose,
+    composed_class,
     is_module,
     original_class_of,
+    register_mixin,
 )
 from ._engines import (
     EngineUnavailableError,
@@ -88,26 +89,24 @@ class OptedInModule(HookAwareModule):
 
 
 OptedInModule.__name__ = OptedInModule.__qualname__ = ModuleType.__name__
-
-_opted_in_classes: dict[type, type] = {ModuleType: OptedInModule}
+# Findable under that name, as HookAwareModule is: pickle refers to the class
+# of an opted-in module by name (issue 13, finding 16).
+module = OptedInModule
+register_mixin(OptedInModule, "opted_in")
 
 
 def opted_in_class_for(base: type) -> type:
     """Return the opted-in class for a module whose class is *base*.
 
     ``class X(X, OptedInModule)`` for a ``ModuleType`` subclass ``X``, made once
-    per base, so ``X.__setattr__`` runs first and reaches the module hook
-    through ``super()``, as under the process-wide class engine.
+    per base while in use (the class engine's weak cache), so ``X.__setattr__``
+    runs first and reaches the module hook through ``super()``, as under the
+    process-wide class engine.
     """
     if issubclass(base, OptedInModule):
         return base
     base = original_class_of(base)
-    composed = _opted_in_classes.get(base)
-    if composed is None:
-        composed = compose(base, OptedInModule)
-        # Another thread may have composed one first; every caller must agree.
-        composed = _opted_in_classes.setdefault(base, composed)
-    return composed
+    return OptedInModule if base is ModuleType else composed_class(base, OptedInModule)
 
 
 # id(module) -> weak reference to each module that opted in, and the engine
