@@ -8,6 +8,7 @@ import importlib.util
 import sys
 import threading
 import types
+import warnings
 from pathlib import Path
 from typing import Any, Callable
 
@@ -211,6 +212,21 @@ def test_invalid_engine_variable_warns_and_never_fails_the_import(
     assert w[0].filename.endswith("badvar.py")  # points at the enable() call
     assert pep726hook.engine(module) == ENGINES[0]
     assert module.log == [("set", "during_body", 1)]
+
+
+def test_invalid_engine_variable_never_fails_the_import_under_w_error(
+    monkeypatch: pytest.MonkeyPatch,
+    write_module: Callable[..., Path],
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.setenv("PEP726HOOK_ENGINE", "fast")
+    write_module("badvar_w_error", LIBRARY)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # what -W error does
+        module = importlib.import_module("badvar_w_error")
+    assert pep726hook.engine(module) == ENGINES[0]
+    assert module.log == [("set", "during_body", 1)]
+    assert "using the 'auto' engine" in capsys.readouterr().err
 
 
 @pytest.mark.skipif(NATIVE, reason="the native engine runs here")

@@ -11,6 +11,8 @@ from __future__ import annotations
 import copy
 import gc
 import importlib
+import importlib.abc
+import importlib.util
 import os
 import pickle
 import subprocess
@@ -616,3 +618,40 @@ def test_enabled_module_made_without_a_namespace_stores(engine: str) -> None:
     pep726hook.enable(module)
     module.x = 1
     assert module.__dict__ == {"x": 1}
+
+
+# --- our own post-processing never fails an import, even under -W error ----------------
+
+
+class _Sealed(types.ModuleType):
+    """A module class that refuses subclasses: the class engine cannot compose it."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        raise TypeError("_Sealed cannot be subclassed")
+
+
+class _SealedLoader(importlib.abc.Loader):
+    def create_module(self, spec: Any) -> types.ModuleType:
+        return _Sealed(spec.name)
+
+    def exec_module(self, module: types.ModuleType) -> None:
+        exec("def __delattr__(name):\n    raise AttributeError(name)\nx = 1\n", vars(module))
+
+
+class _SealedFinder:
+    def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> Any:
+        if fullname != "hostile_sealed_w_error":
+            return None
+        return importlib.util.spec_from_loader(fullname, _SealedLoader())
+
+
+def test_warning_about_an_unpreparable_module_never_fails_its_import_under_w_error(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    sys.meta_path.append(_SealedFinder())
+    with pep726hook.install("class"), warnings.catch_warnings():
+        warnings.simplefilter("error")  # what -W error does
+        module = importlib.import_module("hostile_sealed_w_error")
+    assert module.x == 1
+    assert type(module) is _Sealed
+    assert "could not prepare module 'hostile_sealed_w_error'" in capsys.readouterr().err

@@ -192,10 +192,14 @@ def _engine_for_enable() -> Engine:
         engine = create_engine(requested_engine_name(None))
     except (ValueError, EngineUnavailableError) as error:
         # The variable is the user's, not the library's: as with the .pth
-        # line, a bad value is reported and never fails the library's import.
-        _warnings.warn(
-            f"pep726hook.enable(): {error}; using the 'auto' engine", RuntimeWarning, stacklevel=3
-        )
+        # line, a bad value is reported and never fails the library's import,
+        # not even when -W error makes the warning an exception.
+        message = f"pep726hook.enable(): {error}; using the 'auto' engine"
+        try:
+            _warnings.warn(message, RuntimeWarning, stacklevel=3)
+        except Exception:
+            if sys.stderr is not None:
+                sys.stderr.write(f"RuntimeWarning (not raised during an import): {message}\n")
         engine = create_engine("auto")
     if engine.name == "native":
         # Process-wide, and idempotent if a sub-interpreter's main
