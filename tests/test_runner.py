@@ -539,13 +539,16 @@ BROKEN_SOURCES = {
     "undecodable for its declared encoding": b'# coding: ascii\nprint("\xff")\n',
     "latin-1 declared": b'# -*- coding: latin-1 -*-\nprint("\xff")\n',
     "unclosed parenthesis": b"print((1,\n",
+    "unclosed parenthesis without a final newline": b"print((1,",
+    "unclosed parenthesis, CRLF newlines": b"print((1,\r\n",
+    "unclosed bracket over lines": b"x = [\n  1,\n  2,\n\n",
+    "indented block missing at the end": b"class A:\n    def f(self):\n",
+    "unclosed triple-quoted string": b"x = 1\ns = '''abc\ndef\n",
 }
 
 
 @pytest.mark.parametrize("case", sorted(BROKEN_SOURCES))
 def test_broken_scripts_fail_or_run_as_python_does(venv: Venv, tmp_path: Path, case: str) -> None:
-    if case == "unclosed parenthesis" and sys.version_info < (3, 10):
-        pytest.xfail("3.8/3.9's file tokenizer reports EOF errors on the line after the end")
     if case.startswith("undecodable") and sys.version_info >= (3, 14):
         pytest.xfail("3.14+'s file reader words and places decoding errors its own way")
     if case.startswith("nul") and sys.implementation.name == "pypy" and sys.version_info < (3, 10):

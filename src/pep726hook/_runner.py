@@ -181,7 +181,7 @@ class Runner:
                 raise TargetError(f"can't run {shown_name(typed)}: {error}", 1) from None
         else:
             loader = SourceFileLoader("__main__", filename)
-            self.code = _compile(_as_python_reads_a_script(data, filename), filename)
+            self.code = _compile_script(_as_python_reads_a_script(data, filename), filename)
         namespace: dict[str, Any] = {"__file__": filename, "__loader__": loader}
         if _MODULES_HAVE_CACHED:
             namespace["__cached__"] = None
@@ -320,6 +320,49 @@ def _compile(source: bytes, filename: str) -> CodeType:
         # what a `-W error::SyntaxWarning:__main__` filter matches.
         return compile(source, filename, "exec", dont_inherit=True, module="__main__")
     return compile(source, filename, "exec", dont_inherit=True)
+
+
+# Errors a 3.8/3.9 parser raises when the source ends too early.
+_EOF_ERRORS = ("unexpected EOF while parsing", "expected an indented block")
+_NO_BLOCK_AT_EOF = "expected an indented block"  # 3.10+: "... after 'if' statement on line 1"
+
+
+def _compile_script(source: bytes, filename: str) -> CodeType:
+    """Compile a script's source as ``python SCRIPT`` does, errors included.
+
+    CPython reads a script through its file tokenizer, which, when the source
+    ends too early, has already moved past the last line, where compile()'s
+    string tokenizer stays on it (issue 13, finding 14).  3.8 and 3.9 then
+    report the error on the line after the last, with no text (an unclosed
+    triple-quoted string: numbered past even that line), and read newlines
+    universally; 3.10+ keep the line but an indented block missing at the end
+    has no column.
+    """
+    if not _CPYTHON:
+        return _compile(source, filename)
+    old_tokenizer = sys.version_info < (3, 10)
+    if old_tokenizer:
+        source = source.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+    try:
+        return _compile(source, filename)
+    except SyntaxError as error:
+        lines = source.splitlines()
+        at_end = error.lineno == max(len(lines), 1) and (error.offset or 0) > len(
+            (error.text or "").rstrip("\r\n")
+        )
+        if not old_tokenizer:
+            if at_end and error.msg.startswith(_NO_BLOCK_AT_EOF):
+                error.offset = 0
+                error.args = (error.msg, (*error.args[1][:2], 0, *error.args[1][3:]))
+            raise
+        if error.msg == "EOF while scanning triple-quoted string literal":
+            error.lineno = source.count(b"\n") + 2
+        elif at_end and error.msg in _EOF_ERRORS:
+            error.lineno, error.text = len(lines) + 1, ""
+        else:
+            raise
+        error.args = (error.msg, (error.filename, error.lineno, error.offset, error.text))
+        raise
 
 
 def _null_bytes_are_a_syntax_error() -> bool:
