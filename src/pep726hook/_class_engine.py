@@ -172,7 +172,7 @@ def composed_class(base: type, mixin: type) -> type:
     key = (id(base), id(mixin))
     entry = _composed_by_base.get(key)
     if entry is not None and entry[0]() is base:
-        found: "type | None" = entry[1]()
+        found: type | None = entry[1]()
         if found is not None:
             return found
     namespace = {
@@ -200,7 +200,7 @@ def composed_class(base: type, mixin: type) -> type:
     # caller gets one class (pickle checks the name resolves to that class).
     stored = _composed_by_base.setdefault(key, new_entry)
     if stored is not new_entry:
-        winner: "type | None" = stored[1]() if stored[0]() is base else None
+        winner: type | None = stored[1]() if stored[0]() is base else None
         if winner is not None:
             return winner
         _composed_by_base[key] = new_entry
