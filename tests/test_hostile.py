@@ -595,6 +595,38 @@ def _pickling_outcome(module: types.ModuleType, protocol: int) -> object:
     return copied is module  # PyPy: a module of sys.modules pickles by its name
 
 
+def test_opted_in_class_unpickles_in_a_fresh_process(write_module: WriteModule) -> None:
+    path = write_module(
+        "hostile_opted_fresh",
+        "import types, pep726hook\nclass Own(types.ModuleType):\n    pass\n",
+    )
+    module = importlib.import_module("hostile_opted_fresh")
+    opted = module.Own("hostile_opted_fresh_instance")
+    with pep726hook.install("class"):
+        pep726hook.enable(opted)
+        payload = pickle.dumps(type(opted))
+    # Only pickle's own import of pep726hook._class_engine, nothing else of ours.
+    child = f"""
+import pickle, sys
+sys.path.insert(0, {str(path.parent)!r})
+cls = pickle.loads({payload!r})
+from pep726hook import _enable
+import hostile_opted_fresh
+assert cls is _enable.opted_in_class_for(hostile_opted_fresh.Own), cls
+print("ok")
+"""
+    result = subprocess.run(
+        [sys.executable, "-c", child],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=HANG_LIMIT,
+    )
+    assert result.stdout == "ok\n", result.stderr
+    del opted
+    gc.collect()
+
+
 def test_upgraded_module_objects_pickle_as_plain_ones_do(
     engine: str, write_module: WriteModule
 ) -> None:

@@ -136,6 +136,8 @@ _composed_ids: "dict[int, tuple[Any, type]]" = {}
 # The tag of each mixin in the names compositions are pickled under.
 _mixin_tags: "dict[type, str]" = {}
 _mixins_by_tag: "dict[str, type]" = {}
+# The module that registers each mixin of another module.
+_MIXIN_HOMES = {"opted_in": __name__.rpartition(".")[0] + "._enable"}
 
 
 def register_mixin(mixin: type, tag: str) -> None:
@@ -223,6 +225,10 @@ def _class_for_pickled_name(name: str) -> type:
     """
     tag, _, rest = name.partition(":")
     module_name, _, qualname = rest.partition(":")
+    if tag not in _mixins_by_tag and tag in _MIXIN_HOMES:
+        # pep726hook's package __init__ imports nothing: a process that
+        # unpickles an opted-in class may not have loaded that mixin yet.
+        __import__(_MIXIN_HOMES[tag])
     mixin = _mixins_by_tag.get(tag)
     if mixin is None or not qualname:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
