@@ -5,9 +5,11 @@ from __future__ import annotations
 import gc
 import importlib
 import importlib.util
+import subprocess
 import sys
 import threading
 import types
+import warnings
 from pathlib import Path
 from typing import Any, Callable
 
@@ -211,6 +213,21 @@ def test_invalid_engine_variable_warns_and_never_fails_the_import(
     assert w[0].filename.endswith("badvar.py")  # points at the enable() call
     assert pep726hook.engine(module) == ENGINES[0]
     assert module.log == [("set", "during_body", 1)]
+
+
+def test_invalid_engine_variable_never_fails_the_import_under_w_error(
+    monkeypatch: pytest.MonkeyPatch,
+    write_module: Callable[..., Path],
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.setenv("PEP726HOOK_ENGINE", "fast")
+    write_module("badvar_w_error", LIBRARY)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # what -W error does
+        module = importlib.import_module("badvar_w_error")
+    assert pep726hook.engine(module) == ENGINES[0]
+    assert module.log == [("set", "during_body", 1)]
+    assert "using the 'auto' engine" in capsys.readouterr().err
 
 
 @pytest.mark.skipif(NATIVE, reason="the native engine runs here")
@@ -417,6 +434,124 @@ def test_enable_races_install_and_uninstall(enable_engine: str) -> None:
         assert calls == ["x"], module
     del modules
     _forget()
+
+
+# enable() holds the install lock inside a module body, under that module's
+# import lock: nothing it does under the lock may wait for another import.
+_WARNING_HANDLER_THAT_IMPORTS = """
+import os, sys, threading, types, warnings
+sys.path.insert(0, sys.argv[1])
+events = types.ModuleType("waiting_events")
+events.body_started = threading.Event()
+events.warning_shown = threading.Event()
+sys.modules["waiting_events"] = events
+os.environ["PEP726HOOK_ENGINE"] = "bogus"
+import pep726hook
+
+def show(message, category, filename, lineno, file=None, line=None):
+    events.warning_shown.set()
+    import waiting_lib  # a handler that imports, as logging handlers may
+
+warnings.showwarning = show
+threading.Thread(target=lambda: __import__("waiting_lib"), daemon=True).start()
+events.body_started.wait()
+done = threading.Event()
+
+def opt_in():
+    pep726hook.enable(types.ModuleType("warned"))
+    done.set()
+
+threading.Thread(target=opt_in, daemon=True).start()
+print("finished" if done.wait(20) else "deadlock")
+sys.stdout.flush()
+os._exit(0)
+"""
+
+_WAITING_LIB = """
+import pep726hook, waiting_events
+waiting_events.body_started.set()
+waiting_events.warning_shown.wait()
+pep726hook.enable(__name__)
+"""
+
+
+def test_enable_warns_only_after_releasing_the_install_lock(tmp_path: Path) -> None:
+    write(tmp_path / "waiting_lib.py", _WAITING_LIB)
+    result = subprocess.run(
+        [sys.executable, "-c", _WARNING_HANDLER_THAT_IMPORTS, str(tmp_path)],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.stdout.strip() == "finished", describe(result)
+
+
+_FIRST_ENABLE_RACES_INSTALL = """
+import sys, threading
+sys.path.insert(0, sys.argv[1])
+import pep726hook
+errors, stop = [], threading.Event()
+
+def toggle():
+    try:
+        while not stop.is_set():
+            pep726hook.install()
+            pep726hook.uninstall()
+    except BaseException as error:
+        errors.append(error)
+
+def load(i):
+    try:
+        __import__(f"first_enable{i}")
+    except BaseException as error:
+        errors.append(error)
+
+togglers = [threading.Thread(target=toggle, daemon=True) for _ in range(2)]
+loaders = [threading.Thread(target=load, args=(i,), daemon=True) for i in range(8)]
+for thread in togglers + loaders:
+    thread.start()
+for thread in loaders:
+    thread.join(60)
+stop.set()
+for thread in togglers:
+    thread.join(60)
+hung = [thread.name for thread in togglers + loaders if thread.is_alive()]
+print("hung:", hung, "errors:", errors[:3])
+"""
+
+
+def test_first_enable_calls_race_install_and_uninstall_in_a_fresh_process(
+    tmp_path: Path,
+) -> None:
+    # The first enable() imports pep726hook._enable; install()/uninstall() in
+    # other threads saw it half initialised and failed (and must not deadlock).
+    for i in range(8):
+        write(tmp_path / f"first_enable{i}.py", LIBRARY)
+    for _round in range(3):
+        result = subprocess.run(
+            [sys.executable, "-c", _FIRST_ENABLE_RACES_INSTALL, str(tmp_path)],
+            check=False,
+            capture_output=True,
+            text=True,
+            timeout=180,
+        )
+        assert result.stdout.strip() == "hung: [] errors: []", describe(result)
+
+
+def test_install_and_uninstall_ignore_the_enable_module_while_it_initialises() -> None:
+    # The same race, deterministic: another thread is still running
+    # pep726hook._enable's body.
+    half_done = types.ModuleType(_enable.__name__)
+    half_done.__spec__ = importlib.util.spec_from_loader(_enable.__name__, loader=None)
+    half_done.__spec__._initializing = True  # type: ignore[union-attr]
+    real = sys.modules[_enable.__name__]
+    sys.modules[_enable.__name__] = half_done
+    try:
+        with pep726hook.install():
+            pass
+    finally:
+        sys.modules[_enable.__name__] = real
 
 
 # ---- in a fresh process: plain python, the runner, PEP726HOOK=1, pytest ----

@@ -8,8 +8,11 @@ run.  Nothing here asserts on timing.
 
 from __future__ import annotations
 
+import copy
 import gc
 import importlib
+import importlib.abc
+import importlib.util
 import os
 import pickle
 import subprocess
@@ -426,6 +429,25 @@ def test_classes_composed_for_upgraded_modules_are_freed_after_uninstall(
     assert [ref for ref in freed if ref() is not None] == []
 
 
+def test_classes_given_to_an_opted_in_module_are_freed_after_use(engine: str) -> None:
+    _skip_unless_classes_are_freed()
+    module = types.ModuleType("hostile_opted_churn")
+    module.__dict__["__delattr__"] = lambda name: None
+    pep726hook.enable(module)
+    freed = []
+    for i in range(50):
+        dynamic = type(f"OptedDynamic{i}", (types.ModuleType,), {})
+        module.__class__ = dynamic
+        assert isinstance(module, dynamic)
+        freed.append(weakref.ref(dynamic))
+        freed.append(weakref.ref(type(module)))
+    module.__class__ = types.ModuleType
+    del dynamic
+    gc.collect()
+    assert [ref for ref in freed if ref() is not None] == []
+    assert pep726hook.is_upgraded(module)
+
+
 # --- finding 8: a finder put in front of ours after install() ---------------------------
 
 
@@ -483,6 +505,143 @@ def test_hook_aware_module_class_pickles_by_reference(write_module: WriteModule)
         assert pickle.loads(pickle.dumps(type(module))) is type(module)
 
 
+OWN_CLASS_MODULE = """
+import sys, types
+
+class Own(types.ModuleType):
+    pass
+
+def __delattr__(name):
+    raise AttributeError(f"{name} is protected")
+
+sys.modules[__name__].__class__ = Own
+"""
+
+
+def _assert_pickles_by_reference(cls: type) -> None:
+    for protocol in range(pickle.HIGHEST_PROTOCOL + 1):
+        assert pickle.loads(pickle.dumps(cls, protocol)) is cls, protocol
+    assert copy.deepcopy(cls) is cls
+    assert copy.copy(cls) is cls
+
+
+def test_class_composed_from_a_module_own_class_pickles_by_reference(
+    engine: str, write_module: WriteModule
+) -> None:
+    write_module("hostile_own_pickled", OWN_CLASS_MODULE)
+    module = importlib.import_module("hostile_own_pickled")
+    assert isinstance(module, module.Own)
+    assert pep726hook.is_upgraded(module)
+    _assert_pickles_by_reference(type(module))
+    assert type(module).__name__ == "Own"
+
+
+def test_opted_in_module_classes_pickle_by_reference(engine: str) -> None:
+    # types.ModuleType itself does not pickle (builtins has no 'module'), so a
+    # plain module the native engine serves keeps that class and that refusal.
+    for cls in (types.ModuleType, _PicklableOwn):
+        module = cls("hostile_opted_pickled")
+        pep726hook.enable(module)
+        assert pep726hook.is_upgraded(module)
+        if type(module) is not types.ModuleType:
+            _assert_pickles_by_reference(type(module))
+    del module
+    gc.collect()
+
+
+class _PicklableOwn(types.ModuleType):
+    pass
+
+
+def test_composed_class_unpickles_in_a_fresh_process_or_fails_clearly(
+    write_module: WriteModule,
+) -> None:
+    path = write_module("hostile_own_fresh", OWN_CLASS_MODULE)
+    with pep726hook.install("class"):
+        module = importlib.import_module("hostile_own_fresh")
+        payload = pickle.dumps(type(module))
+        text_payload = pickle.dumps(type(module), 0)  # no frame lengths to keep
+    child = f"""
+import pickle, sys
+sys.path.insert(0, {str(path.parent)!r})
+from pep726hook import _class_engine
+cls = pickle.loads({payload!r})
+import hostile_own_fresh
+assert cls is _class_engine.hook_aware_class_for(hostile_own_fresh.Own), cls
+assert pickle.loads({payload!r}) is cls
+missing = {text_payload.replace(b"Own", b"Gone")!r}
+try:
+    pickle.loads(missing)
+except AttributeError as error:
+    print("refused:", error)
+"""
+    result = subprocess.run(
+        [sys.executable, "-c", child],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=HANG_LIMIT,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "refused:" in result.stdout
+    assert "Gone" in result.stdout
+
+
+def _pickling_outcome(module: types.ModuleType, protocol: int) -> object:
+    try:
+        copied = pickle.loads(pickle.dumps(module, protocol))
+    except TypeError as error:  # CPython: "cannot pickle 'module' object"
+        return (type(error), str(error).replace("_plain", "_instance"))
+    return copied is module  # PyPy: a module of sys.modules pickles by its name
+
+
+def test_opted_in_class_unpickles_in_a_fresh_process(write_module: WriteModule) -> None:
+    path = write_module(
+        "hostile_opted_fresh",
+        "import types, pep726hook\nclass Own(types.ModuleType):\n    pass\n",
+    )
+    module = importlib.import_module("hostile_opted_fresh")
+    opted = module.Own("hostile_opted_fresh_instance")
+    with pep726hook.install("class"):
+        pep726hook.enable(opted)
+        payload = pickle.dumps(type(opted))
+    # Only pickle's own import of pep726hook._class_engine, nothing else of ours.
+    child = f"""
+import pickle, sys
+sys.path.insert(0, {str(path.parent)!r})
+cls = pickle.loads({payload!r})
+from pep726hook import _enable
+import hostile_opted_fresh
+assert cls is _enable.opted_in_class_for(hostile_opted_fresh.Own), cls
+print("ok")
+"""
+    result = subprocess.run(
+        [sys.executable, "-c", child],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=HANG_LIMIT,
+    )
+    assert result.stdout == "ok\n", result.stderr
+    del opted
+    gc.collect()
+
+
+def test_upgraded_module_objects_pickle_as_plain_ones_do(
+    engine: str, write_module: WriteModule
+) -> None:
+    write_module("hostile_own_instance", OWN_CLASS_MODULE)
+    module = importlib.import_module("hostile_own_instance")
+    plain = module.Own("hostile_own_plain")
+    sys.modules["hostile_own_plain"] = plain
+    try:
+        for protocol in range(pickle.HIGHEST_PROTOCOL + 1):
+            expected = _pickling_outcome(plain, protocol)
+            assert _pickling_outcome(module, protocol) == expected, protocol
+    finally:
+        del sys.modules["hostile_own_plain"]
+
+
 # --- the same findings in enable()'s opted-in class ------------------------------------
 
 
@@ -500,3 +659,40 @@ def test_enabled_module_made_without_a_namespace_stores(engine: str) -> None:
     pep726hook.enable(module)
     module.x = 1
     assert module.__dict__ == {"x": 1}
+
+
+# --- our own post-processing never fails an import, even under -W error ----------------
+
+
+class _Sealed(types.ModuleType):
+    """A module class that refuses subclasses: the class engine cannot compose it."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        raise TypeError("_Sealed cannot be subclassed")
+
+
+class _SealedLoader(importlib.abc.Loader):
+    def create_module(self, spec: Any) -> types.ModuleType:
+        return _Sealed(spec.name)
+
+    def exec_module(self, module: types.ModuleType) -> None:
+        exec("def __delattr__(name):\n    raise AttributeError(name)\nx = 1\n", vars(module))
+
+
+class _SealedFinder:
+    def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> Any:
+        if fullname != "hostile_sealed_w_error":
+            return None
+        return importlib.util.spec_from_loader(fullname, _SealedLoader())
+
+
+def test_warning_about_an_unpreparable_module_never_fails_its_import_under_w_error(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    sys.meta_path.append(_SealedFinder())
+    with pep726hook.install("class"), warnings.catch_warnings():
+        warnings.simplefilter("error")  # what -W error does
+        module = importlib.import_module("hostile_sealed_w_error")
+    assert module.x == 1
+    assert type(module) is _Sealed
+    assert "could not prepare module 'hostile_sealed_w_error'" in capsys.readouterr().err

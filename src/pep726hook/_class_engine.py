@@ -122,15 +122,31 @@ HookAwareModule.__name__ = HookAwareModule.__qualname__ = ModuleType.__name__
 # upgraded module (pickle.dumps(type(mod)); issue 13, finding 16).
 module = HookAwareModule
 
-# Composed classes, found by id(base) -> (weak reference to the base, weak
-# reference to the composed class). Nothing here keeps a class alive: a
-# composed class holds its base through __bases__, so a strong table would keep
-# every class ever given to a module, and its twin, for ever (issue 13, finding
-# 12). A composed class lives while a module has it; composing again after that
+# Composed classes, found by (id(base), id(mixin)) -> (weak reference to the
+# base, weak reference to the composed class), for HookAwareModule here and
+# _enable's OptedInModule alike. Nothing here keeps a class alive: a composed
+# class holds its base through __bases__, so a strong table would keep every
+# class ever given to a module, and its twin, for ever (issue 13, finding 12).
+# A composed class lives while a module has it; composing again after that
 # costs what the first time did.
-_composed_by_base: "dict[int, tuple[Any, Any]]" = {}
-# id(composed class) -> weak reference to it: how original_class_of() knows ours.
-_composed_ids: "dict[int, Any]" = {}
+_composed_by_base: "dict[tuple[int, int], tuple[Any, Any]]" = {}
+# id(composed class) -> (weak reference to it, its mixin): how
+# original_class_of() knows ours.
+_composed_ids: "dict[int, tuple[Any, type]]" = {}
+# The tag of each mixin in the names compositions are pickled under.
+_mixin_tags: "dict[type, str]" = {}
+_mixins_by_tag: "dict[str, type]" = {}
+# The module that registers each mixin of another module.
+_MIXIN_HOMES = {"opted_in": __name__.rpartition(".")[0] + "._enable"}
+
+
+def register_mixin(mixin: type, tag: str) -> None:
+    """Let :func:`composed_class` build classes from *mixin*, pickled under *tag*."""
+    _mixin_tags[mixin] = tag
+    _mixins_by_tag[tag] = mixin
+
+
+register_mixin(HookAwareModule, "hook_aware")
 
 
 def hook_aware_class_for(base: type) -> type:
@@ -145,53 +161,102 @@ def hook_aware_class_for(base: type) -> type:
         return base
     if base is ModuleType:
         return HookAwareModule
-    entry = _composed_by_base.get(id(base))
+    return composed_class(base, HookAwareModule)
+
+
+def composed_class(base: type, mixin: type) -> type:
+    """Return ``class base(base, mixin)``, made once per pair while in use.
+
+    It passes for *base* by ``__name__`` (error messages) and docstring, and
+    pickles by reference under a name of this module that :func:`__getattr__`
+    resolves to the same class (issue 13, finding 16).
+    """
+    key = (id(base), id(mixin))
+    entry = _composed_by_base.get(key)
     if entry is not None and entry[0]() is base:
-        composed: type | None = entry[1]()
-        if composed is not None:
-            return composed
-    composed = compose(base, HookAwareModule)
-    _remember(base, composed)
-    return composed
-
-
-def compose(base: type, mixin: type) -> type:
-    """Return a new ``class base(base, mixin)`` that passes for *base* by name and docstring."""
+        found: type | None = entry[1]()
+        if found is not None:
+            return found
     namespace = {
         "__slots__": (),
-        "__module__": base.__module__,
-        "__qualname__": base.__qualname__,
+        "__module__": __name__,
+        "__qualname__": _pickled_name(_mixin_tags[mixin], base),
         "__doc__": base.__doc__,
     }
     metaclass: Any = type(base)
     composed: type = metaclass(base.__name__, (base, mixin), namespace)
-    return composed
-
-
-def _remember(base: type, composed: type) -> None:
-    base_key, composed_key = id(base), id(composed)
 
     def forget(ref: "Any") -> None:
         # Only this class's own entries: ids are reused once it is gone.
-        if _composed_ids.get(composed_key) is ref:
+        if _composed_ids.get(composed_key, (None,))[0] is ref:
             del _composed_ids[composed_key]
-        current = _composed_by_base.get(base_key)
+        current = _composed_by_base.get(key)
         if current is not None and current[1] is ref:
-            del _composed_by_base[base_key]
+            del _composed_by_base[key]
 
+    composed_key = id(composed)
     composed_ref = _weakref.ref(composed, forget)
-    _composed_ids[composed_key] = composed_ref
-    # Two threads composing at once each keep their class; both downgrade
-    # correctly, and later callers share the one stored last.
-    _composed_by_base[base_key] = (_weakref.ref(base), composed_ref)
+    _composed_ids[composed_key] = (composed_ref, mixin)
+    new_entry = (_weakref.ref(base), composed_ref)
+    # Two threads composing at once: the first one stored wins, so every
+    # caller gets one class (pickle checks the name resolves to that class).
+    stored = _composed_by_base.setdefault(key, new_entry)
+    if stored is not new_entry:
+        winner: type | None = stored[1]() if stored[0]() is base else None
+        if winner is not None:
+            return winner
+        _composed_by_base[key] = new_entry
+    return composed
 
 
-def original_class_of(cls: type) -> type:
-    """Return the class *cls* was composed from, or *cls* if it is not ours."""
-    if cls is HookAwareModule:
+# Pickle looks a class up by __module__ and __qualname__, splitting the latter
+# at dots; no dot, newline or non-ASCII character (pickle protocols 0-2) can be
+# in this name.  "/" is in no module name or qualname.
+def _pickled_name(tag: str, base: type) -> str:
+    return f"{tag}:{base.__module__}:{base.__qualname__}".replace(".", "/")
+
+
+def _class_for_pickled_name(name: str) -> type:
+    """Resolve the pickled name of a composed class to that class.
+
+    In another process the class is composed again from its base, imported as
+    pickle imports a class's module; a base that cannot be found there is an
+    error, never another class.
+    """
+    tag, _, rest = name.partition(":")
+    module_name, _, qualname = rest.partition(":")
+    if tag not in _mixins_by_tag and tag in _MIXIN_HOMES:
+        # pep726hook's package __init__ imports nothing: a process that
+        # unpickles an opted-in class may not have loaded that mixin yet.
+        __import__(_MIXIN_HOMES[tag])
+    mixin = _mixins_by_tag.get(tag)
+    if mixin is None or not qualname:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    module_name, qualname = module_name.replace("/", "."), qualname.replace("/", ".")
+    __import__(module_name)
+    found: Any = sys.modules[module_name]
+    for part in qualname.split("."):
+        found = getattr(found, part, None)
+    if not (isinstance(found, type) and issubclass(found, ModuleType)):
+        raise AttributeError(
+            f"cannot recreate the PEP 726 module class {name!r}: {module_name!r} has "
+            f"no ModuleType subclass {qualname!r}"
+        )
+    return composed_class(found, mixin)
+
+
+if not TYPE_CHECKING:
+    # Module __getattr__ (PEP 562), hidden from mypy, which would otherwise
+    # accept any name imported from this module.
+    __getattr__ = _class_for_pickled_name
+
+
+def original_class_of(cls: type, mixin: type = HookAwareModule) -> type:
+    """Return the class *cls* was composed from with *mixin*, or *cls* if it is not ours."""
+    if cls is mixin:
         return ModuleType
-    ref = _composed_ids.get(id(cls))
-    if ref is not None and ref() is cls:
+    entry = _composed_ids.get(id(cls))
+    if entry is not None and entry[0]() is cls and entry[1] is mixin:
         original: type = cls.__bases__[0]
         return original
     return cls

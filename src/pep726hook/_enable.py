@@ -30,9 +30,10 @@ from ._class_engine import (
     _hook_of,
     _is_lazy_module_class,
     _module_setattr,
-    compose,
+    composed_class,
     is_module,
     original_class_of,
+    register_mixin,
 )
 from ._engines import (
     EngineUnavailableError,
@@ -88,26 +89,24 @@ class OptedInModule(HookAwareModule):
 
 
 OptedInModule.__name__ = OptedInModule.__qualname__ = ModuleType.__name__
-
-_opted_in_classes: dict[type, type] = {ModuleType: OptedInModule}
+# Findable under that name, as HookAwareModule is: pickle refers to the class
+# of an opted-in module by name (issue 13, finding 16).
+module = OptedInModule
+register_mixin(OptedInModule, "opted_in")
 
 
 def opted_in_class_for(base: type) -> type:
     """Return the opted-in class for a module whose class is *base*.
 
     ``class X(X, OptedInModule)`` for a ``ModuleType`` subclass ``X``, made once
-    per base, so ``X.__setattr__`` runs first and reaches the module hook
-    through ``super()``, as under the process-wide class engine.
+    per base while in use (the class engine's weak cache), so ``X.__setattr__``
+    runs first and reaches the module hook through ``super()``, as under the
+    process-wide class engine.
     """
     if issubclass(base, OptedInModule):
         return base
     base = original_class_of(base)
-    composed = _opted_in_classes.get(base)
-    if composed is None:
-        composed = compose(base, OptedInModule)
-        # Another thread may have composed one first; every caller must agree.
-        composed = _opted_in_classes.setdefault(base, composed)
-    return composed
+    return OptedInModule if base is ModuleType else composed_class(base, OptedInModule)
 
 
 # id(module) -> weak reference to each module that opted in, and the engine
@@ -146,17 +145,35 @@ def enable(module: str | ModuleType) -> ModuleType:
         return target
     # The process-wide lock: engine choice and the native patch must agree
     # with a concurrent install()/uninstall().  enable() runs inside a module
-    # body, under that module's import lock; nothing below imports a module
-    # that could be waiting for it, so the order import lock -> _lock is safe.
+    # body, under that module's import lock, so nothing under _lock may wait
+    # for an import another thread is running: such a thread may be in a
+    # module body that calls enable() and waits here (deadlock).  Hence no
+    # warning is issued under the lock: warnings.showwarning can be anyone's
+    # code, and a handler that imports deadlocked (tests/test_enable.py).
     with _installation._lock:
-        engine = _engine_for_enable()
+        engine, refused_variable = _engine_for_enable()
         if engine.name == "native":
             engine.upgrade(target)
         else:
             _upgrade_with_class(target)
         key = id(target)
         _opted_in[key] = _weakref.ref(target, lambda _ref: _opted_in.pop(key, None))
+    if refused_variable is not None:
+        _warn_never_failing(
+            f"pep726hook.enable(): {refused_variable}; using the 'auto' engine", stacklevel=3
+        )
     return target
+
+
+def _warn_never_failing(message: str, stacklevel: int) -> None:
+    # The variable is the user's, not the library's: as with the .pth line, a
+    # bad value is reported and never fails the library's import, not even
+    # when -W error makes the warning an exception.
+    try:
+        _warnings.warn(message, RuntimeWarning, stacklevel=stacklevel)
+    except Exception:
+        if sys.stderr is not None:
+            sys.stderr.write(f"RuntimeWarning (not raised during an import): {message}\n")
 
 
 def _module_named(module: str | ModuleType) -> ModuleType:
@@ -180,30 +197,31 @@ def _serves(module: ModuleType) -> bool:
     )
 
 
-def _engine_for_enable() -> Engine:
-    """Return the engine opted-in modules use, activating it the first time."""
+def _engine_for_enable() -> tuple[Engine, EngineUnavailableError | ValueError | None]:
+    """Return the engine opted-in modules use, activating it the first time.
+
+    Also returns the error of a ``$PEP726HOOK_ENGINE`` that could not be used,
+    for the caller to report once it has released the lock.
+    """
     global _engine
     active = _installation._active_engine
     if _engine is not None and (_live_modules() or active is None or active.name == _engine.name):
-        return _engine
+        return _engine, None
     if active is not None:
         _engine = active
-        return active
+        return active, None
+    refused_variable: EngineUnavailableError | ValueError | None = None
     try:
         engine = create_engine(requested_engine_name(None))
     except (ValueError, EngineUnavailableError) as error:
-        # The variable is the user's, not the library's: as with the .pth
-        # line, a bad value is reported and never fails the library's import.
-        _warnings.warn(
-            f"pep726hook.enable(): {error}; using the 'auto' engine", RuntimeWarning, stacklevel=3
-        )
+        refused_variable = error
         engine = create_engine("auto")
     if engine.name == "native":
         # Process-wide, and idempotent if a sub-interpreter's main
         # interpreter patched already; kept until no opted-in module is left.
         engine.activate()
     _engine = engine
-    return engine
+    return engine, refused_variable
 
 
 def _upgrade_with_class(module: ModuleType) -> None:

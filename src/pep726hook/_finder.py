@@ -81,12 +81,18 @@ def _warn_once(fullname: str, error: BaseException) -> None:
     if fullname in _warned_about:
         return
     _warned_about.add(fullname)
-    _warnings.warn(
+    message = (
         f"pep726hook could not prepare module {fullname!r} for PEP 726 hooks "
-        f"({type(error).__name__}: {error}); it was imported without them",
-        RuntimeWarning,
-        stacklevel=2,
+        f"({type(error).__name__}: {error}); it was imported without them"
     )
+    try:
+        _warnings.warn(message, RuntimeWarning, stacklevel=2)
+    except Exception:
+        # A filter (-W error) made the warning an exception: raised here it
+        # would fail the import after all, or replace the exception of a
+        # failing module body.  Said on stderr instead, as "Exception ignored".
+        if sys.stderr is not None:
+            sys.stderr.write(f"RuntimeWarning (not raised during an import): {message}\n")
 
 
 class Pep726Finder:

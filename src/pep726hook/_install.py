@@ -21,9 +21,13 @@ else:
 # import, and a finder inserted or removed under a walk makes it skip the next
 # finder, PathFinder included (tests/test_stress.py, the meta path walk test).
 #
-# Serialises install() and uninstall().  It is never held while an import runs
-# or user code is called back, so it cannot deadlock against the import
-# system's per-module locks taken by a thread that imports meanwhile.
+# Serialises install(), uninstall() and enable().  enable() takes it inside a
+# module body, after that module's import lock, so nothing done under it may
+# wait for an import another thread runs: that thread may be in a module body
+# calling enable(), waiting for this lock (deadlock).  Only pep726hook's own
+# modules are imported under it, whose bodies never take it; no warning is
+# issued under it (warnings.showwarning may import); find_spec() never waits
+# for it (_reclaim_front).
 _lock = _thread.RLock()
 # Finders are recognised by class name (the finder module is imported only by
 # the class engine), which also catches one left by an earlier copy of the package.
@@ -37,8 +41,14 @@ _ENABLE_MODULE = __name__.rpartition(".")[0] + "._enable"
 def _opt_ins() -> "_EnableModule | None":
     # pep726hook._enable is imported by the first enable() call (it needs the
     # class engine, which activation with the native engine must not load):
-    # until it exists no module has opted in.
-    return sys.modules.get(_ENABLE_MODULE)
+    # until it exists no module has opted in.  Nor while another thread still
+    # runs its body (the first enable() call imports it, and waits for that
+    # import to finish): install()/uninstall() then met a partly initialised
+    # module and failed with AttributeError (tests/test_enable.py).
+    module = sys.modules.get(_ENABLE_MODULE)
+    if module is None or getattr(module.__spec__, "_initializing", False):
+        return None
+    return module
 
 
 # Functions rather than bound methods: the child rebinds _lock.

@@ -11,6 +11,7 @@ error messages and ``__spec__`` come out as Python gives them.
 from __future__ import annotations
 
 import builtins
+import contextlib
 import os
 import re
 import runpy
@@ -181,7 +182,7 @@ class Runner:
                 raise TargetError(f"can't run {shown_name(typed)}: {error}", 1) from None
         else:
             loader = SourceFileLoader("__main__", filename)
-            self.code = _compile(_as_python_reads_a_script(data, filename), filename)
+            self.code = _compile_script(_as_python_reads_a_script(data, filename), filename)
         namespace: dict[str, Any] = {"__file__": filename, "__loader__": loader}
         if _MODULES_HAVE_CACHED:
             namespace["__cached__"] = None
@@ -322,6 +323,55 @@ def _compile(source: bytes, filename: str) -> CodeType:
     return compile(source, filename, "exec", dont_inherit=True)
 
 
+# Errors a 3.8/3.9 parser raises when the source ends too early.
+_EOF_ERRORS = ("unexpected EOF while parsing", "expected an indented block")
+_NO_BLOCK_AT_EOF = "expected an indented block"  # 3.10+: "... after 'if' statement on line 1"
+_NON_UTF_8 = "Non-UTF-8 code starting with "
+
+
+def _compile_script(source: bytes, filename: str) -> CodeType:
+    """Compile a script's source as ``python SCRIPT`` does, errors included.
+
+    CPython reads a script through its file tokenizer, which, when the source
+    ends too early, has already moved past the last line, where compile()'s
+    string tokenizer stays on it (issue 13, finding 14).  3.8 and 3.9 then
+    report the error on the line after the last, with no text (an unclosed
+    triple-quoted string: numbered past even that line), and read newlines
+    universally; 3.10+ keep the line but an indented block missing at the end
+    has no column.
+    """
+    if not _CPYTHON:
+        return _compile(source, filename)
+    old_tokenizer = sys.version_info < (3, 10)
+    if old_tokenizer:
+        source = source.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+    try:
+        return _compile(source, filename)
+    except SyntaxError as error:
+        lines = source.splitlines()
+        at_end = error.lineno == max(len(lines), 1) and (error.offset or 0) > len(
+            (error.text or "").rstrip("\r\n")
+        )
+        if not old_tokenizer:
+            if error.msg.startswith(_NON_UTF_8) and sys.version_info >= (3, 14):
+                # "... starting with '\xff' in file /abs/script.py on line 1, ..."
+                head, _, tail = error.msg.partition(" on line ")
+                error.msg = f"{head} in file {filename} on line {tail}"
+                error.args = (error.msg, *error.args[1:])
+            if at_end and error.msg.startswith(_NO_BLOCK_AT_EOF):
+                error.offset = 0
+                error.args = (error.msg, (*error.args[1][:2], 0, *error.args[1][3:]))
+            raise
+        if error.msg == "EOF while scanning triple-quoted string literal":
+            error.lineno = source.count(b"\n") + 2
+        elif at_end and error.msg in _EOF_ERRORS:
+            error.lineno, error.text = len(lines) + 1, ""
+        else:
+            raise
+        error.args = (error.msg, (error.filename, error.lineno, error.offset, error.text))
+        raise
+
+
 def _null_bytes_are_a_syntax_error() -> bool:
     # gh-96670 (CPython 3.11.x, 3.12): the parser itself refuses NUL bytes, in
     # strings as in files; before, compile() raised ValueError for a string
@@ -366,23 +416,46 @@ def _as_python_reads_a_script(data: bytes, filename: str) -> bytes:
         )
     if not _CPYTHON:
         return data
-    if sys.version_info >= (3, 14):
-        # compile() itself now reports non-UTF-8 source ("Non-UTF-8 code
-        # starting with ..."), close to the file reader but without its
-        # "in file ..." and with other line numbers in places (README).
-        return data
     declared = _declared_encoding(data)
-    if declared is not None:
+    if declared is None:
+        if sys.version_info < (3, 14):
+            # 3.14+: compile() reports it (_compile_script adds "in file ...").
+            _check_undeclared_utf_8(data, filename)
+    elif _is_utf_8(declared):
+        # The file reader passes declared UTF-8 through undecoded: compile()
+        # then fails as python does, except 3.14+, which decodes the file.
+        if sys.version_info >= (3, 14):
+            _check_declared_utf_8(data, filename)
+    else:
+        with contextlib.suppress(LookupError):  # compile() reports it as python does
+            _check_declared(data, declared, filename)
+    return data
+
+
+def _check_declared(data: bytes, declared: str, filename: str) -> None:
+    first_newline = data.find(b"\n")
+    on_first_line = _CODING_DECLARATION.match(data[: max(first_newline, 0)]) is not None
+    if sys.version_info >= (3, 14):
+        # The file reader decodes from the newline that ends the
+        # declaration's line on, and counts the byte's position from there.
+        rest = first_newline if on_first_line else data.find(b"\n", first_newline + 1)
         try:
-            data.decode(declared)
-        except LookupError:
-            return data  # compile() reports an unknown encoding as python does
-        except UnicodeDecodeError:
-            message = f"encoding problem: {declared}"
-            if sys.version_info < (3, 9):
-                raise SyntaxError(message, (filename, 1, 0, None)) from None
-            raise SyntaxError(message) from None
-        return data
+            data[max(rest, 0) :].decode(declared)
+        except UnicodeDecodeError as error:
+            raise SyntaxError(str(error), (filename, 0, -1, None, None, None)) from None
+        return
+    try:
+        data.decode(declared)
+    except UnicodeDecodeError:
+        message = f"encoding problem: {declared}"
+        if sys.version_info < (3, 9):
+            # Numbered as the line that declares the encoding.
+            declaration_line = 1 if on_first_line else 2
+            raise SyntaxError(message, (filename, declaration_line, 0, None)) from None
+        raise SyntaxError(message) from None
+
+
+def _check_undeclared_utf_8(data: bytes, filename: str) -> None:
     try:
         data.decode("utf-8")
     except UnicodeDecodeError as error:
@@ -397,7 +470,30 @@ def _as_python_reads_a_script(data: bytes, filename: str) -> bytes:
         if sys.version_info < (3, 9):
             raise SyntaxError(message, (filename, lineno, 0, None)) from None
         raise SyntaxError(message) from None
-    return data
+
+
+def _is_utf_8(encoding: str) -> bool:
+    # The tokenizer's own normalisation (get_normal_name): "UTF_8", "utf-8-sig"...
+    name = encoding[:12].lower().replace("_", "-")
+    return name == "utf-8" or name.startswith("utf-8-")
+
+
+def _check_declared_utf_8(data: bytes, filename: str) -> None:
+    """Raise the SyntaxError 3.14+'s file reader gives for invalid declared UTF-8."""
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line_start = data.rfind(b"\n", 0, error.start) + 1
+        line_end = data.find(b"\n", error.start)
+        line = data[line_start : len(data) if line_end < 0 else line_end + 1]
+        try:
+            line.decode("utf-8")
+        except UnicodeDecodeError as in_line:
+            lineno = data.count(b"\n", 0, error.start) + 1
+            text = line.decode("utf-8", "replace")
+            raise SyntaxError(
+                f"(unicode error) {in_line}", (filename, lineno, 0, text, lineno, -1)
+            ) from None
 
 
 def _declared_encoding(data: bytes) -> str | None:
