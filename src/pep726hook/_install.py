@@ -358,6 +358,9 @@ def _reclaim_front(finder: "Pep726Finder") -> None:
         _lock.release()
     for module in left:
         # Classes are composed without the lock (see there), as upgrade() does.
+        # Still inside find_spec(), though, which CPython calls holding its
+        # global import lock: a metaclass that waits there for another
+        # thread's import still hangs (left for issue 13's follow-up).
         engine.upgrade(module)
 
 
