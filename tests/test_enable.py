@@ -487,6 +487,70 @@ def test_enable_warns_only_after_releasing_the_install_lock(tmp_path: Path) -> N
     assert result.stdout.strip() == "finished", describe(result)
 
 
+# Composing a class runs its metaclass and __init_subclass__: user code, which
+# may import.  Under the install lock it deadlocked against a module body
+# calling enable() (issue 13): composing happens outside the lock.
+_COMPOSER_THAT_IMPORTS = """
+import os, sys, threading, types
+sys.path.insert(0, sys.argv[1])
+mode, engine = sys.argv[2], sys.argv[3]
+os.environ["PEP726HOOK_ENGINE"] = engine
+events = types.ModuleType("composing_events")
+events.armed = False
+events.composing = threading.Event()
+sys.modules["composing_events"] = events
+import pep726hook
+
+class Own(types.ModuleType):
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if events.armed:
+            events.composing.set()
+            import composing_lib  # a registry that imports, as plugin systems may
+
+own = Own("own_hooked")
+own.__dict__["__setattr__"] = lambda name, value: None
+sys.modules["own_hooked"] = own
+events.armed = True
+done = threading.Event()
+
+def compose():
+    if mode == "install":
+        pep726hook.install(engine)
+    else:
+        pep726hook.enable(own)
+    done.set()
+
+threading.Thread(target=lambda: __import__("composing_lib"), daemon=True).start()
+threading.Thread(target=compose, daemon=True).start()
+print("finished" if done.wait(20) else "deadlock", pep726hook.is_upgraded(own))
+sys.stdout.flush()
+os._exit(0)
+"""
+
+_COMPOSING_LIB = """
+import pep726hook, composing_events
+composing_events.composing.wait()
+pep726hook.enable(__name__)
+"""
+
+
+@pytest.mark.parametrize("engine_name", ENGINES)
+@pytest.mark.parametrize("mode", ["install", "enable"])
+def test_composing_a_class_whose_init_subclass_imports_never_deadlocks(
+    tmp_path: Path, engine_name: str, mode: str
+) -> None:
+    write(tmp_path / "composing_lib.py", _COMPOSING_LIB)
+    result = subprocess.run(
+        [sys.executable, "-c", _COMPOSER_THAT_IMPORTS, str(tmp_path), mode, engine_name],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.stdout.strip() == "finished True", describe(result)
+
+
 _FIRST_ENABLE_RACES_INSTALL = """
 import sys, threading
 sys.path.insert(0, sys.argv[1])

@@ -696,3 +696,77 @@ def test_warning_about_an_unpreparable_module_never_fails_its_import_under_w_err
     assert module.x == 1
     assert type(module) is _Sealed
     assert "could not prepare module 'hostile_sealed_w_error'" in capsys.readouterr().err
+
+
+# --- composing a class runs user code: outside the install lock, never half done ------
+
+
+@pytest.mark.parametrize("engine_name", pep726hook.available_engines())
+def test_install_refused_by_a_module_class_leaves_nothing_installed(engine_name: str) -> None:
+    sealed = _Sealed("hostile_sealed_existing")
+    sealed.__dict__["__setattr__"] = lambda name, value: None
+    sys.modules["hostile_sealed_existing"] = sealed
+    meta_path = list(sys.meta_path)
+    try:
+        if engine_name == "native":  # composes no class
+            with pep726hook.install(engine_name):
+                assert pep726hook.is_upgraded(sealed)
+            return
+        with pytest.raises(TypeError, match="_Sealed cannot be subclassed"):
+            pep726hook.install(engine_name)
+        assert not pep726hook.is_installed()
+        assert sys.meta_path == meta_path
+        assert type(sealed) is _Sealed
+    finally:
+        del sys.modules["hostile_sealed_existing"]
+
+
+def test_enable_refused_by_a_module_class_leaves_it_as_it_was(engine: str) -> None:
+    from pep726hook import _enable
+
+    sealed = _Sealed("hostile_sealed_enabled")
+    if engine == "native":  # composes no class
+        assert pep726hook.enable(sealed) is sealed
+        assert pep726hook.is_upgraded(sealed)
+        return
+    with pytest.raises(TypeError, match="_Sealed cannot be subclassed"):
+        pep726hook.enable(sealed)
+    assert type(sealed) is _Sealed
+    assert not _enable.is_opted_in(sealed)
+
+
+def test_threads_composing_one_class_at_once_all_get_the_first_stored(
+    busy_switching: None,
+) -> None:
+    # Composed outside any lock, so several threads may compose for one base;
+    # only one class may ever be seen (pickle resolves its name to one class).
+    from pep726hook import _class_engine
+
+    threads_count = 6
+    made: list[type] = []
+    together = threading.Barrier(threads_count, timeout=HANG_LIMIT)
+
+    class Meta(type):
+        def __init__(cls, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            if cls.__bases__[0] is not types.ModuleType:
+                made.append(cls)
+                together.wait()  # every thread has composed before any stores
+
+    class Own(types.ModuleType, metaclass=Meta):
+        pass
+
+    got: list[type] = []
+    threads = [
+        threading.Thread(target=lambda: got.append(_class_engine.hook_aware_class_for(Own)))
+        for _ in range(threads_count)
+    ]
+    for thread in threads:
+        thread.start()
+    join_all(threads)
+    assert len(made) == threads_count
+    assert len(got) == threads_count
+    assert all(cls is got[0] for cls in got)
+    assert _class_engine.hook_aware_class_for(Own) is got[0]
+    assert _class_engine.original_class_of(got[0]) is Own
+    assert not any(_class_engine.original_class_of(cls) is Own for cls in made if cls is not got[0])

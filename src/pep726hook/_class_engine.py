@@ -9,14 +9,16 @@ exactly ``ModuleType``, so the finder keeps the new class only on modules whose
 namespace defines a hook.
 """
 
+import _thread
 import _weakref
+import os
 import sys
 
 # typing is not imported at run time: this module loads during start-up.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from types import ModuleType
-    from typing import Any, Callable, TypeGuard
+    from typing import Any, Callable, Iterable, TypeGuard
 else:
     ModuleType = type(sys)
 
@@ -133,6 +135,15 @@ _composed_by_base: "dict[tuple[int, int], tuple[Any, Any]]" = {}
 # id(composed class) -> (weak reference to it, its mixin): how
 # original_class_of() knows ours.
 _composed_ids: "dict[int, tuple[Any, type]]" = {}
+# Makes "is a class stored for this pair?" and storing one a single step, so
+# that of two threads composing for one pair only the first to store has its
+# class seen (pickle checks that the name resolves to that very class); also
+# taken by the weak references' callbacks, which run whenever a class dies,
+# in any thread.  Held for a few dictionary operations and never while a class
+# is composed: that runs its metaclass and __init_subclass__, user code that
+# may import (the install lock's comment in _install).  Reentrant, as a
+# callback can run in the thread that holds it.
+_tables_lock = _thread.RLock()
 # The tag of each mixin in the names compositions are pickled under.
 _mixin_tags: "dict[type, str]" = {}
 _mixins_by_tag: "dict[str, type]" = {}
@@ -146,6 +157,15 @@ def register_mixin(mixin: type, tag: str) -> None:
     _mixins_by_tag[tag] = mixin
 
 
+def _reinit_tables_lock_in_child() -> None:
+    # A child forked while another thread held it would hang composing.
+    global _tables_lock
+    _tables_lock = _thread.RLock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_reinit_tables_lock_in_child)
+
 register_mixin(HookAwareModule, "hook_aware")
 
 
@@ -157,11 +177,29 @@ def hook_aware_class_for(base: type) -> type:
     the module hook when it calls ``super().__setattr__``, the order the
     reference implementation gives by putting the hook inside ``ModuleType``.
     """
+    found = composed_hook_aware_class_for(base)
+    return composed_class(base, HookAwareModule) if found is None else found
+
+
+def composed_hook_aware_class_for(base: type) -> "type | None":
+    """Return :func:`hook_aware_class_for` *base* if it needs no composing now, else None.
+
+    Runs no user code, so it may be called under the install lock.
+    """
     if issubclass(base, HookAwareModule):
         return base
     if base is ModuleType:
         return HookAwareModule
-    return composed_class(base, HookAwareModule)
+    return stored_composition(base, HookAwareModule)
+
+
+def stored_composition(base: type, mixin: type) -> "type | None":
+    """Return the class composed from *base* and *mixin* if one is alive, else None."""
+    entry = _composed_by_base.get((id(base), id(mixin)))
+    if entry is None or entry[0]() is not base:
+        return None  # never composed, or for a dead class whose id *base* reuses
+    found: type | None = entry[1]()
+    return found
 
 
 def composed_class(base: type, mixin: type) -> type:
@@ -169,14 +207,14 @@ def composed_class(base: type, mixin: type) -> type:
 
     It passes for *base* by ``__name__`` (error messages) and docstring, and
     pickles by reference under a name of this module that :func:`__getattr__`
-    resolves to the same class (issue 13, finding 16).
+    resolves to the same class (issue 13, finding 16).  Composing runs the
+    metaclass of *base* and its ``__init_subclass__``: never call this under
+    the install lock (see there).
     """
+    found = stored_composition(base, mixin)
+    if found is not None:
+        return found
     key = (id(base), id(mixin))
-    entry = _composed_by_base.get(key)
-    if entry is not None and entry[0]() is base:
-        found: type | None = entry[1]()
-        if found is not None:
-            return found
     namespace = {
         "__slots__": (),
         "__module__": __name__,
@@ -188,24 +226,23 @@ def composed_class(base: type, mixin: type) -> type:
 
     def forget(ref: "Any") -> None:
         # Only this class's own entries: ids are reused once it is gone.
-        if _composed_ids.get(composed_key, (None,))[0] is ref:
-            del _composed_ids[composed_key]
-        current = _composed_by_base.get(key)
-        if current is not None and current[1] is ref:
-            del _composed_by_base[key]
+        with _tables_lock:
+            if _composed_ids.get(composed_key, (None,))[0] is ref:
+                del _composed_ids[composed_key]
+            current = _composed_by_base.get(key)
+            if current is not None and current[1] is ref:
+                del _composed_by_base[key]
 
     composed_key = id(composed)
-    composed_ref = _weakref.ref(composed, forget)
-    _composed_ids[composed_key] = (composed_ref, mixin)
-    new_entry = (_weakref.ref(base), composed_ref)
-    # Two threads composing at once: the first one stored wins, so every
-    # caller gets one class (pickle checks the name resolves to that class).
-    stored = _composed_by_base.setdefault(key, new_entry)
-    if stored is not new_entry:
-        winner: type | None = stored[1]() if stored[0]() is base else None
+    with _tables_lock:
+        # Two threads composing at once: the first one stored wins and every
+        # caller gets its class; the other one is never seen.
+        winner = stored_composition(base, mixin)
         if winner is not None:
             return winner
-        _composed_by_base[key] = new_entry
+        composed_ref = _weakref.ref(composed, forget)
+        _composed_ids[composed_key] = (composed_ref, mixin)
+        _composed_by_base[key] = (_weakref.ref(base), composed_ref)
     return composed
 
 
@@ -273,7 +310,7 @@ def is_module(candidate: object) -> "TypeGuard[ModuleType]":
     return issubclass(type(candidate), ModuleType)
 
 
-def defines_hooks(module: object) -> bool:
+def defines_hooks(module: object) -> "TypeGuard[ModuleType]":
     """Tell whether *module*'s namespace defines ``__setattr__`` or ``__delattr__``."""
     namespace = _namespace_or_none(module)
     return namespace is not None and any(name in namespace for name in _HOOK_NAMES)
@@ -329,8 +366,35 @@ class ClassEngine:
         self._upgraded.clear()
 
     def upgrade(self, module: ModuleType) -> None:
-        """Make *module* call its hooks from now on, whatever it defines now."""
+        """Make *module* call its hooks from now on, whatever it defines now.
+
+        May compose a class (user code): not under the install lock.
+        """
         self._set_class(module, hook_aware_class_for(type(module)))
+
+    def upgrade_if_composed(self, module: ModuleType) -> bool:
+        """Upgrade *module* if its hook-aware class needs no composing; tell whether it did."""
+        cls = composed_hook_aware_class_for(type(module))
+        if cls is None:
+            return False
+        self._set_class(module, cls)
+        return True
+
+    def needing_composition(self, modules: "Iterable[object]") -> "list[ModuleType]":
+        """Return the modules :meth:`upgrade_existing` would leave: their class needs composing."""
+        return [
+            module
+            for module in modules
+            if defines_hooks(module) and composed_hook_aware_class_for(type(module)) is None
+        ]
+
+    def compose_for(self, modules: "Iterable[ModuleType]") -> "list[type]":
+        """Compose the classes upgrading *modules* needs; the caller keeps them alive till then.
+
+        Runs their metaclasses and ``__init_subclass__`` (user code, which may
+        import): call it without the install lock.  Their errors propagate.
+        """
+        return [hook_aware_class_for(type(module)) for module in modules]
 
     def downgrade(self, module: ModuleType) -> None:
         """Put *module* back on the class it had before we upgraded it."""
@@ -382,11 +446,17 @@ class ClassEngine:
             # _LazyModule whose LazyLoader we wrapped, defeating the laziness.
             self.downgrade(module)
 
-    def upgrade_existing(self, modules: "dict[str, Any]") -> None:
-        """Upgrade the already imported modules whose namespace defines a hook."""
-        for module in list(modules.values()):
-            if defines_hooks(module):
-                self.upgrade(module)
+    def upgrade_existing(self, modules: "Iterable[object]") -> "list[ModuleType]":
+        """Upgrade those of *modules* whose namespace defines a hook.
+
+        Composes nothing and runs no user code, so that the install lock can
+        be held: returns, untouched, the modules whose class needs composing.
+        """
+        left = []
+        for module in modules:
+            if defines_hooks(module) and not self.upgrade_if_composed(module):
+                left.append(module)
+        return left
 
     def _set_class(self, module: ModuleType, cls: type) -> None:
         if type(module) is not cls:

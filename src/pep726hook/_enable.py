@@ -34,6 +34,7 @@ from ._class_engine import (
     is_module,
     original_class_of,
     register_mixin,
+    stored_composition,
 )
 from ._engines import (
     EngineUnavailableError,
@@ -103,10 +104,19 @@ def opted_in_class_for(base: type) -> type:
     runs first and reaches the module hook through ``super()``, as under the
     process-wide class engine.
     """
+    found = composed_opted_in_class_for(base)
+    return composed_class(original_class_of(base), OptedInModule) if found is None else found
+
+
+def composed_opted_in_class_for(base: type) -> type | None:
+    """Return :func:`opted_in_class_for` *base* if it needs no composing now, else None.
+
+    Runs no user code, so it may be called under the install lock.
+    """
     if issubclass(base, OptedInModule):
         return base
     base = original_class_of(base)
-    return OptedInModule if base is ModuleType else composed_class(base, OptedInModule)
+    return OptedInModule if base is ModuleType else stored_composition(base, OptedInModule)
 
 
 # id(module) -> weak reference to each module that opted in, and the engine
@@ -150,19 +160,36 @@ def enable(module: str | ModuleType) -> ModuleType:
     # module body that calls enable() and waits here (deadlock).  Hence no
     # warning is issued under the lock: warnings.showwarning can be anyone's
     # code, and a handler that imports deadlocked (tests/test_enable.py).
-    with _installation._lock:
-        engine, refused_variable = _engine_for_enable()
-        if engine.name == "native":
-            engine.upgrade(target)
-        else:
-            _upgrade_with_class(target)
-        key = id(target)
-        _opted_in[key] = _weakref.ref(target, lambda _ref: _opted_in.pop(key, None))
+    # Nor is a class composed under it: that runs its metaclass and
+    # __init_subclass__, which may import as well.
+    refused_variable: EngineUnavailableError | ValueError | None = None
+    composed: type | None = None  # alive until the module has it (the cache is weak)
+    while True:
+        with _installation._lock:
+            engine, refused = _engine_for_enable()
+            refused_variable = refused_variable or refused
+            if engine.name == "native":
+                engine.upgrade(target)
+                base = None
+            else:
+                base = _upgrade_with_class(target)
+            if base is None:
+                _register(target)
+                break
+        # Outside the lock; a failing metaclass raises here with *target*
+        # untouched.  Then everything is checked again under the lock.
+        composed = opted_in_class_for(base)
+    del composed
     if refused_variable is not None:
         _warn_never_failing(
             f"pep726hook.enable(): {refused_variable}; using the 'auto' engine", stacklevel=3
         )
     return target
+
+
+def _register(module: ModuleType) -> None:
+    key = id(module)
+    _opted_in[key] = _weakref.ref(module, lambda _ref: _opted_in.pop(key, None))
 
 
 def _warn_never_failing(message: str, stacklevel: int) -> None:
@@ -224,7 +251,8 @@ def _engine_for_enable() -> tuple[Engine, EngineUnavailableError | ValueError | 
     return engine, refused_variable
 
 
-def _upgrade_with_class(module: ModuleType) -> None:
+def _upgrade_with_class(module: ModuleType) -> type | None:
+    # Returns None, or the class to compose an opted-in class from first.
     current = type(module)
     base = current
     if _is_lazy_module_class(current):
@@ -233,9 +261,12 @@ def _upgrade_with_class(module: ModuleType) -> None:
         # opted-in class is built on that one (see ClassEngine.begin).
         spec: Any = _namespace_of(module).get("__spec__")
         base = spec.loader_state["__class__"]
-    cls = opted_in_class_for(base)
+    cls = composed_opted_in_class_for(base)
+    if cls is None:
+        return base
     if current is not cls:
         _set_class_bypassing_hooks(module, "__class__", cls)
+    return None
 
 
 def _live_modules() -> list[ModuleType]:

@@ -10,6 +10,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from types import ModuleType, TracebackType
     from types import ModuleType as _EnableModule
+    from typing import Iterable
 
     from ._engines import Engine
     from ._finder import Pep726Finder
@@ -24,10 +25,15 @@ else:
 # Serialises install(), uninstall() and enable().  enable() takes it inside a
 # module body, after that module's import lock, so nothing done under it may
 # wait for an import another thread runs: that thread may be in a module body
-# calling enable(), waiting for this lock (deadlock).  Only pep726hook's own
-# modules are imported under it, whose bodies never take it; no warning is
-# issued under it (warnings.showwarning may import); find_spec() never waits
-# for it (_reclaim_front).
+# calling enable(), waiting for this lock (deadlock).  So no user code runs
+# under it: only pep726hook's own modules are imported under it, whose bodies
+# never take it; no warning is issued under it (warnings.showwarning may
+# import); no class is composed under it (that runs the metaclass and
+# __init_subclass__ of a module's class: install(), enable() and
+# _reclaim_front compose first and take or retake the lock after, and the
+# composed classes' cache keeps one class per pair); modules are told apart
+# by their real type, never isinstance (a placeholder's __class__); and
+# find_spec() never waits for it (_reclaim_front).
 _lock = _thread.RLock()
 # Finders are recognised by class name (the finder module is imported only by
 # the class engine), which also catches one left by an earlier copy of the package.
@@ -126,61 +132,99 @@ def install(engine: "str | None" = None) -> "Installation":
     RuntimeError when already installed with a different engine than the one
     named.
     """
-    global _active_engine, _route
     name = requested_engine_name(engine)
-    with _lock:
-        if _active_engine is not None:
-            if name not in ("auto", _active_engine.name):
-                raise RuntimeError(
-                    f"pep726hook is already installed with the {_active_engine.name!r} "
-                    f"engine; call uninstall() before installing the {name!r} engine"
-                )
-            return Installation(_active_engine.name, installed_now=False)
-        opt_ins = _opt_ins()
-        if opt_ins is not None:
-            # Opted-in modules that are gone no longer hold their engine (and its patch).
-            opt_ins.release_unused()
-            name = opt_ins.engine_for_install(name)
-        new_engine = create_engine(name)
-        new_engine.activate()
-        try:
-            if new_engine.uses_finder:
-                # Imported here: activation with the native engine needs no finder.
-                from ._finder import Pep726Finder
+    # Classes composed for this call outside the lock, alive until the
+    # modules have them (the composed classes' cache is weak).
+    composed: list[type] = []
+    while True:
+        with _lock:
+            if _active_engine is not None:
+                if name not in ("auto", _active_engine.name):
+                    raise RuntimeError(
+                        f"pep726hook is already installed with the {_active_engine.name!r} "
+                        f"engine; call uninstall() before installing the {name!r} engine"
+                    )
+                return Installation(_active_engine.name, installed_now=False)
+            chosen = name
+            opt_ins = _opt_ins()
+            if opt_ins is not None:
+                # Opted-in modules that are gone no longer hold their engine (and its patch).
+                opt_ins.release_unused()
+                chosen = opt_ins.engine_for_install(name)
+            new_engine = create_engine(chosen)
+            modules = list(sys.modules.values())
+            waiting = new_engine.needing_composition(modules)
+            if not waiting:
+                later, main = _activate(new_engine, modules)
+                break
+        # Composing runs the classes' metaclasses and __init_subclass__, user
+        # code that may import: not under the lock (see there).  Their error
+        # propagates with nothing installed; then everything is checked again.
+        composed += new_engine.compose_for(waiting)
+    # Upgraded as upgrade() does, the lock released: the engine undoes an
+    # upgrade that an uninstall() overtakes.
+    for module in later:
+        new_engine.upgrade(module)
+    if main is not None:
+        # Not contextlib.suppress: contextlib is not imported at start-up.
+        try:  # noqa: SIM105
+            new_engine.upgrade(main)
+        except TypeError:
+            pass  # its class refuses subclasses or __class__ assignment, as below
+    return Installation(new_engine.name, installed_now=True)
 
-                _remove_finders()
-                sys.meta_path = [Pep726Finder(new_engine, _reclaim_front), *sys.meta_path]
-            new_engine.upgrade_existing(sys.modules)
-            _upgrade_main(new_engine)
-        except BaseException:
+
+def _activate(
+    new_engine: "Engine", modules: "Iterable[object]"
+) -> "tuple[list[ModuleType], ModuleType | None]":
+    """Finish install() under the lock, the classes *modules* need composed.
+
+    Returns what is to be upgraded once the lock is released, as its class
+    needs composing: modules given another class since that check, and
+    ``__main__``, whose class a failed composition must not refuse the install.
+    """
+    global _active_engine, _route
+    new_engine.activate()
+    try:
+        if new_engine.uses_finder:
+            # Imported here: activation with the native engine needs no finder.
+            from ._finder import Pep726Finder
+
             _remove_finders()
-            new_engine.deactivate()
-            raise
-        _active_engine = new_engine
-        _route = "install()"
-        return Installation(new_engine.name, installed_now=True)
+            sys.meta_path = [Pep726Finder(new_engine, _reclaim_front), *sys.meta_path]
+        later = new_engine.upgrade_existing(modules)
+        main = _main_to_upgrade()
+        try:
+            if main is not None and new_engine.upgrade_if_composed(main):
+                main = None
+        except TypeError:
+            # A __main__ whose class refuses __class__ assignment keeps its
+            # class, as before; it must not cost the whole installation.
+            main = None
+    except BaseException:
+        _remove_finders()
+        new_engine.deactivate()
+        raise
+    _active_engine = new_engine
+    _route = "install()"
+    return later, main
 
 
-def _upgrade_main(new_engine: "Engine") -> None:
+def _main_to_upgrade() -> "ModuleType | None":
     # The interpreter makes __main__ before site runs, and `python script`,
     # `-c` and `-m` (runpy) all run the program in that module, so upgrading
     # it now is what the runner does for its own __main__.
-    main = sys.modules.get("__main__")
     is_main_interpreter = getattr(_thread, "_is_main_interpreter", None)
     if is_main_interpreter is not None and not is_main_interpreter():
         # A sub-interpreter runs code through interpreters.exec(), which on
         # 3.14+ refuses a __main__ that is not exactly ModuleType ("invalid
         # __main__ module", _Py_CheckMainModule; CPython's test_import and
         # test_importlib own-GIL tests).
-        return
-    if isinstance(main, ModuleType):
-        # Not contextlib.suppress: contextlib is not imported at start-up.
-        try:  # noqa: SIM105
-            new_engine.upgrade(main)
-        except TypeError:
-            # A __main__ whose class refuses __class__ assignment keeps its
-            # class, as before; it must not cost the whole installation.
-            pass
+        return None
+    main = sys.modules.get("__main__")
+    # By the real type, as upgrade() does: isinstance would run the
+    # __getattribute__ of whatever sits there (issue 13, finding 10).
+    return main if issubclass(type(main), ModuleType) else None
 
 
 def uninstall() -> None:
@@ -309,9 +353,15 @@ def _reclaim_front(finder: "Pep726Finder") -> None:
         if not any(f is finder for f in meta_path) or meta_path[0] is finder:
             return
         sys.meta_path = [finder, *(f for f in meta_path if f is not finder)]
-        engine.upgrade_existing(sys.modules)
+        left = engine.upgrade_existing(list(sys.modules.values()))
     finally:
         _lock.release()
+    for module in left:
+        # Classes are composed without the lock (see there), as upgrade() does.
+        # Still inside find_spec(), though, which CPython calls holding its
+        # global import lock: a metaclass that waits there for another
+        # thread's import still hangs (left for issue 13's follow-up).
+        engine.upgrade(module)
 
 
 def _remove_finders() -> None:

@@ -13,7 +13,7 @@ import sys
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from types import ModuleType
-    from typing import Any
+    from typing import Iterable
 
 _native_error: "ImportError | None"
 if sys.implementation.name != "cpython" or "t" in getattr(sys, "abiflags", ""):
@@ -98,8 +98,22 @@ class NativeEngine:
             return False
         return _native.type_reaches_hook(type(module))
 
-    def upgrade_existing(self, modules: "dict[str, Any]") -> None:
+    def upgrade_if_composed(self, module: "ModuleType") -> bool:
+        """Upgrade *module*: no class is ever composed here; returns True."""
+        self.upgrade(module)
+        return True
+
+    def upgrade_existing(self, modules: "Iterable[object]") -> "list[ModuleType]":
         """Nothing to do: modules imported before :meth:`activate` are covered too."""
+        return []
+
+    def needing_composition(self, modules: "Iterable[object]") -> "list[ModuleType]":
+        """Return no module: this engine composes no class."""
+        return []
+
+    def compose_for(self, modules: "Iterable[ModuleType]") -> "list[type]":
+        """Compose nothing (see :meth:`needing_composition`)."""
+        return []
 
     def begin(self, module: object) -> "type | None":
         """Never called (no finder); returns None."""
