@@ -230,7 +230,9 @@ module_type_tag_is_valid(void)
 #endif
 }
 
-static int
+static int plain_store_is_dict_store_slow(void);
+
+static inline int
 plain_store_is_dict_store(void)
 {
     /* The hot path: no interpreter check, it would cost a quarter of a
@@ -238,6 +240,12 @@ plain_store_is_dict_store(void)
     if (PyModule_Type.tp_version_tag == fast_store_tag && module_type_tag_is_valid()) {
         return fast_store_ok;
     }
+    return plain_store_is_dict_store_slow();
+}
+
+static int
+plain_store_is_dict_store_slow(void)
+{
     if (!is_main_interpreter()) {
         return 0;
     }
@@ -493,11 +501,52 @@ is_lazy_load_ending(PyObject *self, PyObject *name)
            PyUnicode_CompareWithASCIIString(owner, "importlib.util") == 0;
 }
 
+/* Calls the *hook* found in a module's namespace for a store (*value*) or a
+ * deletion (NULL) of *name*; its result is ignored. */
+static int
+call_module_hook(PyObject *hook, PyObject *name, PyObject *value)
+{
+    /* The hook may delete itself or clear the namespace while it runs; hold
+     * our own reference for the duration of the call. */
+    Py_INCREF(hook);
+    /* A hook that stores on its own module recurses through here; the C
+     * stack must end in RecursionError, not a crash.  A Python function
+     * counts its own frame, as the reference implementation relied on;
+     * counting it again here made stores at the recursion limit fail one
+     * level early (issue 13).  Anything else (a functools.partial of setattr
+     * recurses in C alone) is counted. */
+    int counted = !hook_counts_its_own_level(hook);
+    if (counted && Py_EnterRecursiveCall(" in a module __setattr__/__delattr__ hook")) {
+        Py_DECREF(hook);
+        return -1;
+    }
+    PyObject *result = call_hook(hook, name, value);
+    if (counted) {
+        Py_LeaveRecursiveCall();
+    }
+    Py_DECREF(hook);
+    if (result == NULL) {
+        return -1;
+    }
+    Py_DECREF(result);
+    return 0;
+}
+
+/* Whether *name* (a str) starts with two underscores: the only names under
+ * which ModuleType and object have data descriptors. */
+static inline int
+is_dunder_name(PyObject *name)
+{
+    return PyUnicode_GET_LENGTH(name) >= 2 && PyUnicode_READ_CHAR(name, 0) == '_' &&
+           PyUnicode_READ_CHAR(name, 1) == '_';
+}
+
 /* The reference implementation's module_setattro: the hook is looked up in the
  * module's own namespace only (no type lookup, no __getattr__); a key present
- * with any value, None included, is called; its result is ignored. */
+ * with any value, None included, is called; its result is ignored.  Every
+ * case; hooked_setattro() below takes the common one first. */
 static int
-hooked_setattro(PyObject *self, PyObject *name, PyObject *value)
+hooked_setattro_general(PyObject *self, PyObject *name, PyObject *value)
 {
     PyObject *dict = PyModule_Check(self) ? PyModule_GetDict(self) : NULL;
     if (dict != NULL && PyDict_Check(dict)) {
@@ -509,31 +558,7 @@ hooked_setattro(PyObject *self, PyObject *name, PyObject *value)
         PyObject *key = value == NULL ? delattr_key : setattr_key;
         PyObject *hook = PyDict_GetItemWithError(dict, key);
         if (hook != NULL && !(value != NULL && is_lazy_load_ending(self, name))) {
-            /* The hook may delete itself or clear the namespace while it
-             * runs; hold our own reference for the duration of the call. */
-            Py_INCREF(hook);
-            /* A hook that stores on its own module recurses through here;
-             * the C stack must end in RecursionError, not a crash.  A Python
-             * function counts its own frame, as the reference implementation
-             * relied on; counting it again here made stores at the recursion
-             * limit fail one level early (issue 13).  Anything else (a
-             * functools.partial of setattr recurses in C alone) is counted. */
-            int counted = !hook_counts_its_own_level(hook);
-            if (counted &&
-                Py_EnterRecursiveCall(" in a module __setattr__/__delattr__ hook")) {
-                Py_DECREF(hook);
-                return -1;
-            }
-            PyObject *result = call_hook(hook, name, value);
-            if (counted) {
-                Py_LeaveRecursiveCall();
-            }
-            Py_DECREF(hook);
-            if (result == NULL) {
-                return -1;
-            }
-            Py_DECREF(result);
-            return 0;
+            return call_module_hook(hook, name, value);
         }
         if (PyErr_Occurred()) {
             return -1;
@@ -543,9 +568,7 @@ hooked_setattro(PyObject *self, PyObject *name, PyObject *value)
     no_hook:
 #endif
         if (value != NULL && Py_TYPE(self) == &PyModule_Type && PyUnicode_Check(name) &&
-            !(PyUnicode_GET_LENGTH(name) >= 2 && PyUnicode_READ_CHAR(name, 0) == '_' &&
-              PyUnicode_READ_CHAR(name, 1) == '_') &&
-            plain_store_is_dict_store()) {
+            !is_dunder_name(name) && plain_store_is_dict_store()) {
             /* Fast path for the common store, which decides the cost of the
              * patch on every module: the generic store would first look the
              * name up on the type for a data descriptor, and the only ones
@@ -559,6 +582,50 @@ hooked_setattro(PyObject *self, PyObject *name, PyObject *value)
     }
     else if (PyErr_Occurred()) {
         return -1;
+    }
+    return PyObject_GenericSetAttr(self, name, value);
+}
+
+/* What the slot holds: the store of a non-dunder str name on an exact
+ * ModuleType, which decides the cost of the patch on every module, in as few
+ * instructions as it can be done exactly (issue 14); everything else, and
+ * every module with a hook, goes to hooked_setattro_general().  The namespace
+ * is read through tp_dictoffset, public and fixed for ModuleType (md_dict;
+ * NULL for a module made by ModuleType.__new__ alone on 3.8, which the general
+ * path handles). */
+static int
+hooked_setattro(PyObject *self, PyObject *name, PyObject *value)
+{
+    if (Py_TYPE(self) != &PyModule_Type || value == NULL || !PyUnicode_CheckExact(name)) {
+        return hooked_setattro_general(self, name, value);
+    }
+    PyObject *dict = *(PyObject **)((char *)self + PyModule_Type.tp_dictoffset);
+    if (dict == NULL || !PyDict_CheckExact(dict)) {
+        return hooked_setattro_general(self, name, value);
+    }
+#if HOOKLESS_CACHE
+    if (!known_hookless(dict)) {
+        return hooked_setattro_general(self, name, value);
+    }
+#else
+    /* The hash of the interned key, computed when it was interned; no
+     * PyDict_GetItemWithError() wrapper around the same lookup. */
+    Py_hash_t hash = ((PyASCIIObject *)setattr_key)->hash;
+    if (hash == -1) {
+        return hooked_setattro_general(self, name, value);
+    }
+    PyObject *hook = _PyDict_GetItem_KnownHash(dict, setattr_key, hash);
+    if (hook != NULL) {
+        /* An exact ModuleType is never the _LazyModule of is_lazy_load_ending(). */
+        return call_module_hook(hook, name, value);
+    }
+    if (PyErr_Occurred()) {
+        return -1;
+    }
+#endif
+    if (!is_dunder_name(name) && plain_store_is_dict_store()) {
+        /* See hooked_setattro_general(): exactly a dict store here. */
+        return PyDict_SetItem(dict, name, value);
     }
     return PyObject_GenericSetAttr(self, name, value);
 }
@@ -1722,6 +1789,12 @@ forget_finished_runtime(void)
 static int
 native_exec(PyObject *module)
 {
+    if (PyModule_Type.tp_dictoffset <= 0) {
+        /* hooked_setattro() reads the namespace through it. */
+        PyErr_SetString(PyExc_ImportError,
+                        "pep726hook._native: ModuleType has no instance dict offset here");
+        return -1;
+    }
     if (setattr_key == NULL) {
         /* Kept for the life of the process: the patched slot may use them
          * until the very end. */
