@@ -468,6 +468,33 @@ def _table(heads: list[str], rows: list[list[str]]) -> list[str]:
     return lines + ["| " + " | ".join(row) + " |" for row in rows]
 
 
+# Why a ❌ above may be a floor rather than work left (issue 14): each names
+# the experiment that shows it, in the document that describes it.
+FLOORS = [
+    "### Where a target sits below a floor",
+    "",
+    "- **Start-up with `PEP726HOOK` unset (<= 1.005).** Row (d) below is what a one-line "
+    "`import os` `.pth` costs by itself: more than the target on every CPython but 3.15, "
+    "because site reads and compiles an executable `.pth` line in every process (twice in a "
+    "venv before 3.15) and each node of its expression costs about 0.1 %. pep726hook's line "
+    'is `import os; "PEP726HOOK" in os.environ and exec(...)`, the cheapest test found; '
+    "experiments in [activation.md](activation.md#the-pth-line-pep726hook1).",
+    "- **Start-up with `PEP726HOOK=1` (<= 1.05).** With the native engine start-up imports "
+    "only the package's empty `__init__`, `_bootstrap` and the C extension. Importing the "
+    "package with only its C extension and calling `_native.install()` straight from the "
+    "`.pth` line is 1.048 of the baseline on 3.12.1 (callgrind); reading the two variables "
+    "in `_bootstrap`, a module of its own, adds about 0.015 (an empty package costs +0.87M "
+    "instructions, its first submodule +0.61M, each further one +0.33M). The class engine "
+    "imports itself, its finder and `_install` too. Details in [activation.md](activation.md).",
+    "- **Store without hooks on 3.8-3.11 (<= 1.1).** What is left above a plain store is the "
+    "miss of the `__setattr__` lookup in the module's dict, whose probe sequence (and so the "
+    "ratio) depends on the hash seed and the dict; no public API announces dict changes "
+    "before 3.12, and the exact `ma_version_tag` cache built for them was dearer. "
+    "[native-engine.md](native-engine.md) has the counts.",
+    "- **PyPy** has no native engine; its class engine's ratios are for information.",
+]
+
+
 def markdown(results: list[dict[str, Any]], elapsed: float, quick: bool) -> str:
     """Return docs/benchmarks.md for *results*."""
     heads = [r["label"] for r in results]
@@ -500,6 +527,7 @@ def markdown(results: list[dict[str, Any]], elapsed: float, quick: bool) -> str:
         bound = "—" if target.bound is None else f"<= {target.bound}"
         rows.append([target.label, target.method, bound] + [_cell(target, r) for r in results])
     lines += _table(["ratio", "measured by", "target", *heads], rows)
+    lines += ["", *FLOORS]
     lines += [
         "",
         "## Interpreters",
@@ -668,11 +696,39 @@ def plot(results: list[dict[str, Any]], plotter: Interpreter) -> None:
     )
 
 
+def render_again(quick: bool) -> None:
+    """Write docs/benchmarks.md from the raw results a run left, measuring nothing."""
+    with open(os.path.join(RAW, "results.json"), encoding="utf-8") as file:
+        results = json.load(file)
+    run_path = os.path.join(RAW, "run.json")
+    if os.path.exists(run_path):
+        with open(run_path, encoding="utf-8") as file:
+            run = json.load(file)
+    else:  # a run from before run.json existed
+        run = {"elapsed": sum(r["seconds"] for r in results), "quick": quick, "failed": []}
+    text = markdown(results, run["elapsed"], run["quick"])
+    if run["failed"]:
+        text += "\nFailed, not in the tables:\n\n" + "".join(f"- {f}\n" for f in run["failed"])
+    if os.path.exists(CHART):
+        text += "\n![benchmarks](benchmarks.png)\n"
+    with open(MARKDOWN, "w", encoding="utf-8") as file:
+        file.write(text)
+    print(f"wrote {MARKDOWN}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", help="comma-separated keys, e.g. 3.12,3.14,pypy3.11 or pypy")
     parser.add_argument("--quick", action="store_true", help="shorter settings, ~10 minutes")
+    parser.add_argument(
+        "--render",
+        action="store_true",
+        help="only write docs/benchmarks.md again from the last run's raw results",
+    )
     args = parser.parse_args()
+    if args.render:
+        render_again(args.quick)
+        return
     started = time.monotonic()
     found = interpreters(args.only.split(",") if args.only else None)
     if not found:
@@ -696,7 +752,10 @@ def main() -> None:
     os.makedirs(RAW, exist_ok=True)
     with open(os.path.join(RAW, "results.json"), "w", encoding="utf-8") as file:
         json.dump(results, file, indent=1)
-    text = markdown(results, time.monotonic() - started, args.quick)
+    elapsed = time.monotonic() - started
+    with open(os.path.join(RAW, "run.json"), "w", encoding="utf-8") as file:
+        json.dump({"elapsed": elapsed, "quick": args.quick, "failed": failed}, file)
+    text = markdown(results, elapsed, args.quick)
     if failed:
         text += "\nFailed, not in the tables:\n\n" + "".join(f"- {f}\n" for f in failed)
     if plotter is not None:
