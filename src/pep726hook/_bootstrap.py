@@ -107,9 +107,9 @@ def _start_native_engine_alone() -> bool:
     _native.install()
     started_native = True
     main = sys.modules.get("__main__")
-    if isinstance(main, type(sys)):
-        # What install() does for __main__ (see _install._activate); a
-        # class refusing it keeps its class there too.
+    if issubclass(type(main), type(sys)):
+        # What install() does for __main__ (_install._main_to_upgrade, by the
+        # real type); a class refusing it keeps its class there too.
         try:  # noqa: SIM105 (contextlib is not imported at start-up)
             _native.upgrade_type(type(main))
         except TypeError:
