@@ -130,6 +130,20 @@ def describe(result: subprocess.CompletedProcess[str]) -> str:
     )
 
 
+def run_fresh_python(code: str, *args: str, timeout: float) -> subprocess.CompletedProcess[str]:
+    """Run *code* with *args* in a fresh interpreter of this environment and return the result.
+
+    For races and deadlocks: a hang costs *timeout*, never the test session.
+    """
+    return subprocess.run(
+        [sys.executable, "-c", code, *args],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
 def write(path: Path, source: str) -> Path:
     """Write dedented *source* to *path*, making its directory; return *path*."""
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import gc
 import importlib
 import importlib.util
-import subprocess
 import sys
 import threading
 import types
@@ -14,7 +13,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 import pytest
-from _venv import Venv, describe, write
+from _venv import Venv, describe, run_fresh_python, write
 
 import pep726hook
 from pep726hook import _enable
@@ -475,21 +474,9 @@ pep726hook.enable(__name__)
 """
 
 
-def _run_fresh_python(code: str, *args: str, timeout: float) -> subprocess.CompletedProcess[str]:
-    # A fresh interpreter for races and deadlocks: a hang costs the timeout,
-    # never the test session.
-    return subprocess.run(
-        [sys.executable, "-c", code, *args],
-        check=False,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-    )
-
-
 def test_enable_warns_only_after_releasing_the_install_lock(tmp_path: Path) -> None:
     write(tmp_path / "waiting_lib.py", _WAITING_LIB)
-    result = _run_fresh_python(_WARNING_HANDLER_THAT_IMPORTS, str(tmp_path), timeout=120)
+    result = run_fresh_python(_WARNING_HANDLER_THAT_IMPORTS, str(tmp_path), timeout=120)
     assert result.stdout.strip() == "finished", describe(result)
 
 
@@ -547,7 +534,7 @@ def test_composing_a_class_whose_init_subclass_imports_never_deadlocks(
     tmp_path: Path, engine_name: str, mode: str
 ) -> None:
     write(tmp_path / "composing_lib.py", _COMPOSING_LIB)
-    result = _run_fresh_python(
+    result = run_fresh_python(
         _COMPOSER_THAT_IMPORTS, str(tmp_path), mode, engine_name, timeout=120
     )
     assert result.stdout.strip() == "finished True", describe(result)
@@ -595,7 +582,7 @@ def test_first_enable_calls_race_install_and_uninstall_in_a_fresh_process(
     for i in range(8):
         write(tmp_path / f"first_enable{i}.py", LIBRARY)
     for _round in range(3):
-        result = _run_fresh_python(_FIRST_ENABLE_RACES_INSTALL, str(tmp_path), timeout=180)
+        result = run_fresh_python(_FIRST_ENABLE_RACES_INSTALL, str(tmp_path), timeout=180)
         assert result.stdout.strip() == "hung: [] errors: []", describe(result)
 
 

@@ -15,7 +15,6 @@ import importlib.abc
 import importlib.util
 import os
 import pickle
-import subprocess
 import sys
 import threading
 import types
@@ -25,6 +24,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 import pytest
+from _venv import run_fresh_python
 
 import pep726hook
 
@@ -365,13 +365,7 @@ print(hung, "of", len(children), "children hung")
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
 @pytest.mark.parametrize("engine_name", pep726hook.available_engines())
 def test_child_forked_during_install_can_install_and_uninstall(engine_name: str) -> None:
-    result = subprocess.run(
-        [sys.executable, "-c", FORK_WHILE_INSTALLING, engine_name],
-        capture_output=True,
-        text=True,
-        timeout=HANG_LIMIT + 60,
-        check=False,
-    )
+    result = run_fresh_python(FORK_WHILE_INSTALLING, engine_name, timeout=HANG_LIMIT + 60)
     assert result.returncode == 0, result.stderr
     assert result.stdout == "0 of 10 children hung\n", result.stderr
 
@@ -571,13 +565,7 @@ try:
 except AttributeError as error:
     print("refused:", error)
 """
-    result = subprocess.run(
-        [sys.executable, "-c", child],
-        check=False,
-        capture_output=True,
-        text=True,
-        timeout=HANG_LIMIT,
-    )
+    result = run_fresh_python(child, timeout=HANG_LIMIT)
     assert result.returncode == 0, result.stderr
     assert "refused:" in result.stdout
     assert "Gone" in result.stdout
@@ -611,13 +599,7 @@ import hostile_opted_fresh
 assert cls is _enable.opted_in_class_for(hostile_opted_fresh.Own), cls
 print("ok")
 """
-    result = subprocess.run(
-        [sys.executable, "-c", child],
-        check=False,
-        capture_output=True,
-        text=True,
-        timeout=HANG_LIMIT,
-    )
+    result = run_fresh_python(child, timeout=HANG_LIMIT)
     assert result.stdout == "ok\n", result.stderr
     del opted
     gc.collect()
