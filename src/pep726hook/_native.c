@@ -285,6 +285,187 @@ hook_counts_its_own_level(PyObject *hook)
     return PyFunction_Check(hook);
 }
 
+/* ---- whose hooks are called ----
+ *
+ * A library's enable() gives PEP 726 hooks to its own module only: while
+ * process-wide dispatch is off, the patched slot calls the hooks of opted-in
+ * modules and does the plain store for every other module, hook or not.  The
+ * check runs only once a hook has been found in the namespace, so a store on
+ * a module without hooks (nearly all of them) pays nothing for it.
+ *
+ * The opted-in modules are held weakly: an open-addressing table of module
+ * addresses (linear probing, backward-shift deletion), each with a weak
+ * reference whose callback removes the entry while the module is being
+ * deallocated, before its memory can be reused by a new module.  The table
+ * owns the weak references (a reachable weak reference always gets its
+ * callback, in the cyclic garbage collector too). */
+static int process_wide = 0;
+
+typedef struct {
+    PyObject *module; /* borrowed: the weak reference's callback removes it */
+    PyObject *ref;    /* owned weak reference to module */
+} opt_in_entry;
+
+static opt_in_entry *opt_in_table = NULL;
+static size_t opt_in_capacity = 0; /* 0 or a power of two */
+static size_t opt_in_count = 0;
+/* The weak references' callback (forget_opted_in below). */
+static PyObject *opt_in_callback = NULL;
+
+static inline size_t
+opt_in_home(PyObject *module)
+{
+    uintptr_t address = (uintptr_t)module;
+    return (size_t)((address >> 4) ^ (address >> 13)) & (opt_in_capacity - 1);
+}
+
+static int
+is_opted_in(PyObject *module)
+{
+    if (opt_in_count == 0) {
+        return 0;
+    }
+    size_t mask = opt_in_capacity - 1;
+    for (size_t i = opt_in_home(module); opt_in_table[i].module != NULL; i = (i + 1) & mask) {
+        if (opt_in_table[i].module == module) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Whether the hooks of *module* are called: process-wide, or opted in. */
+static inline int
+hooks_dispatched(PyObject *module)
+{
+    return process_wide || is_opted_in(module);
+}
+
+/* Insert without growing; the caller made room. */
+static void
+opt_in_put(PyObject *module, PyObject *ref)
+{
+    size_t mask = opt_in_capacity - 1;
+    size_t i = opt_in_home(module);
+    while (opt_in_table[i].module != NULL) {
+        i = (i + 1) & mask;
+    }
+    opt_in_table[i].module = module;
+    opt_in_table[i].ref = ref;
+    opt_in_count++;
+}
+
+static int
+opt_in_grow(void)
+{
+    size_t capacity = opt_in_capacity == 0 ? 16 : opt_in_capacity * 2;
+    opt_in_entry *table = (opt_in_entry *)PyMem_RawCalloc(capacity, sizeof(opt_in_entry));
+    if (table == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    opt_in_entry *old = opt_in_table;
+    size_t old_capacity = opt_in_capacity;
+    opt_in_table = table;
+    opt_in_capacity = capacity;
+    opt_in_count = 0;
+    for (size_t i = 0; i < old_capacity; i++) {
+        if (old[i].module != NULL) {
+            opt_in_put(old[i].module, old[i].ref);
+        }
+    }
+    PyMem_RawFree(old);
+    return 0;
+}
+
+/* Remove the entry at *i*, moving later entries of its probe run back so
+ * that every entry stays reachable from its home slot.  Returns the entry's
+ * weak reference (owned) for the caller to release. */
+static PyObject *
+opt_in_remove_at(size_t i)
+{
+    size_t mask = opt_in_capacity - 1;
+    PyObject *ref = opt_in_table[i].ref;
+    opt_in_table[i].module = NULL;
+    opt_in_table[i].ref = NULL;
+    opt_in_count--;
+    size_t j = i;
+    for (;;) {
+        j = (j + 1) & mask;
+        if (opt_in_table[j].module == NULL) {
+            break;
+        }
+        size_t home = opt_in_home(opt_in_table[j].module);
+        /* The entry at j stays if its home lies cyclically in (i, j]. */
+        int stays = i <= j ? (i < home && home <= j) : (i < home || home <= j);
+        if (!stays) {
+            opt_in_table[i] = opt_in_table[j];
+            opt_in_table[j].module = NULL;
+            opt_in_table[j].ref = NULL;
+            i = j;
+        }
+    }
+    return ref;
+}
+
+/* The weak references' callback: the module is being deallocated. */
+static PyObject *
+forget_opted_in(PyObject *self, PyObject *ref)
+{
+    (void)self;
+    for (size_t i = 0; i < opt_in_capacity; i++) {
+        if (opt_in_table[i].ref == ref) {
+            Py_DECREF(opt_in_remove_at(i));
+            break;
+        }
+    }
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef forget_opted_in_def = {"_forget_opted_in", forget_opted_in, METH_O, NULL};
+
+static int
+opt_in_module(PyObject *module)
+{
+    if (is_opted_in(module)) {
+        return 0;
+    }
+    if (opt_in_callback == NULL) {
+        opt_in_callback = PyCFunction_New(&forget_opted_in_def, NULL);
+        if (opt_in_callback == NULL) {
+            return -1;
+        }
+    }
+    if ((opt_in_count + 1) * 2 > opt_in_capacity && opt_in_grow() < 0) {
+        return -1;
+    }
+    PyObject *ref = PyWeakref_NewRef(module, opt_in_callback);
+    if (ref == NULL) {
+        return -1;
+    }
+    opt_in_put(module, ref);
+    return 0;
+}
+
+/* Forget every opt-in.  *release* is 0 when the runtime that made the weak
+ * references is gone: then only the pointers are dropped. */
+static void
+forget_all_opt_ins(int release)
+{
+    opt_in_entry *table = opt_in_table;
+    size_t capacity = opt_in_capacity;
+    opt_in_table = NULL;
+    opt_in_capacity = 0;
+    opt_in_count = 0;
+    if (table == NULL) {
+        return;
+    }
+    for (size_t i = 0; release && i < capacity; i++) {
+        Py_XDECREF(table[i].ref);
+    }
+    PyMem_RawFree(table);
+}
+
 /* ---- the "no hook here" cache (3.12+) ----
  *
  * Without a hook, a store costs the dictionary miss for '__setattr__' on top of
@@ -557,14 +738,18 @@ hooked_setattro_general(PyObject *self, PyObject *name, PyObject *value)
 #endif
         PyObject *key = value == NULL ? delattr_key : setattr_key;
         PyObject *hook = PyDict_GetItemWithError(dict, key);
-        if (hook != NULL && !(value != NULL && is_lazy_load_ending(self, name))) {
-            return call_module_hook(hook, name, value);
+        if (hook != NULL) {
+            if (hooks_dispatched(self) && !(value != NULL && is_lazy_load_ending(self, name))) {
+                return call_module_hook(hook, name, value);
+            }
         }
-        if (PyErr_Occurred()) {
+        else if (PyErr_Occurred()) {
             return -1;
         }
 #if HOOKLESS_CACHE
-        remember_hookless(dict);
+        else {
+            remember_hookless(dict);
+        }
     no_hook:
 #endif
         if (value != NULL && Py_TYPE(self) == &PyModule_Type && PyUnicode_Check(name) &&
@@ -617,9 +802,11 @@ hooked_setattro(PyObject *self, PyObject *name, PyObject *value)
     PyObject *hook = _PyDict_GetItem_KnownHash(dict, setattr_key, hash);
     if (hook != NULL) {
         /* An exact ModuleType is never the _LazyModule of is_lazy_load_ending(). */
-        return call_module_hook(hook, name, value);
+        if (hooks_dispatched(self)) {
+            return call_module_hook(hook, name, value);
+        }
     }
-    if (PyErr_Occurred()) {
+    else if (PyErr_Occurred()) {
         return -1;
     }
 #endif
@@ -1462,8 +1649,12 @@ uninstall_dict_entries(entries_t *state)
 }
 
 PyDoc_STRVAR(install_doc,
-"install(direct=None)\n--\n\n"
-"Patch ModuleType so that every module store/delete honours PEP 726 hooks.\n\n"
+"install(*, process_wide=True, direct=None)\n--\n\n"
+"Patch ModuleType so that module stores/deletes can honour PEP 726 hooks.\n\n"
+"With *process_wide* true (the default) every module's hooks are called from\n"
+"now on; with it false only those of modules passed to opt_in() (unless\n"
+"set_process_wide(True) was called).  install() never turns process-wide\n"
+"dispatch off.\n"
 "In the main interpreter this patches the process-wide slot and the\n"
 "ModuleType dict.  In a sub-interpreter it needs the main interpreter to\n"
 "have patched first, and then adds that interpreter's own dict entries\n"
@@ -1472,14 +1663,28 @@ PyDoc_STRVAR(install_doc,
 "slot, with the call guard on 3.8-3.12, or slot_tp_setattro if the guard\n"
 "cannot be installed; False: slot_tp_setattro, for benchmarks).  Idempotent.");
 
+static PyObject *patch_module_type(PyObject *module, PyObject *direct_arg);
+
 static PyObject *
 native_install(PyObject *module, PyObject *args, PyObject *kwargs)
 {
-    static char *kwlist[] = {"direct", NULL};
+    static char *kwlist[] = {"process_wide", "direct", NULL};
+    int wide = 1;
     PyObject *direct_arg = Py_None;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|O:install", kwlist, &direct_arg)) {
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|$pO:install", kwlist, &wide,
+                                     &direct_arg)) {
         return NULL;
     }
+    PyObject *result = patch_module_type(module, direct_arg);
+    if (result != NULL && wide) {
+        process_wide = 1;
+    }
+    return result;
+}
+
+static PyObject *
+patch_module_type(PyObject *module, PyObject *direct_arg)
+{
     if (!is_main_interpreter()) {
         if (patch_owner == NULL) {
             PyErr_SetString(PyExc_RuntimeError,
@@ -1593,7 +1798,8 @@ fail:
 PyDoc_STRVAR(uninstall_doc,
 "uninstall()\n--\n\n"
 "Undo install() in this interpreter.  In the interpreter that patched the\n"
-"slot this also restores ModuleType's slot and its subclasses' slots.\n"
+"slot this also restores ModuleType's slot and its subclasses' slots, turns\n"
+"process-wide dispatch off and forgets every opt-in.\n"
 "Idempotent.");
 
 static PyObject *
@@ -1619,6 +1825,8 @@ native_uninstall(PyObject *module, PyObject *Py_UNUSED(ignored))
         PyModule_Type.tp_setattro = original_setattro;
         patch_owner = NULL;
         installed_setattro = NULL;
+        process_wide = 0;
+        forget_all_opt_ins(1);
 #if CALL_GUARD
         /* After the slots: until then object.__setattr__ needs it. */
         uninstall_call_guard();
@@ -1638,6 +1846,59 @@ native_uninstall(PyObject *module, PyObject *Py_UNUSED(ignored))
         return NULL;
     }
     Py_RETURN_NONE;
+}
+
+PyDoc_STRVAR(set_process_wide_doc,
+"set_process_wide(flag)\n--\n\n"
+"Turn dispatch to every module's hooks on or off, leaving the patch as it\n"
+"is.  While off, only the hooks of opted-in modules are called.");
+
+static PyObject *
+native_set_process_wide(PyObject *module, PyObject *arg)
+{
+    (void)module;
+    int flag = PyObject_IsTrue(arg);
+    if (flag < 0) {
+        return NULL;
+    }
+    process_wide = flag;
+    Py_RETURN_NONE;
+}
+
+PyDoc_STRVAR(opt_in_doc,
+"opt_in(module)\n--\n\n"
+"Call *module*'s hooks from now on, even while process-wide dispatch is off.\n"
+"The module is held weakly; it needs install() first.");
+
+static PyObject *
+native_opt_in(PyObject *module, PyObject *arg)
+{
+    (void)module;
+    if (!PyModule_Check(arg)) {
+        PyErr_Format(PyExc_TypeError, "opt_in() needs a module, not '%.200s'",
+                     Py_TYPE(arg)->tp_name);
+        return NULL;
+    }
+    if (patch_owner == NULL) {
+        PyErr_SetString(PyExc_RuntimeError,
+                        "opt_in() needs the native engine installed (install() first)");
+        return NULL;
+    }
+    if (opt_in_module(arg) < 0) {
+        return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
+PyDoc_STRVAR(is_opted_in_doc,
+"is_opted_in(module)\n--\n\n"
+"Tell whether *module* was passed to opt_in() and not forgotten since.");
+
+static PyObject *
+native_is_opted_in(PyObject *module, PyObject *arg)
+{
+    (void)module;
+    return PyBool_FromLong(is_opted_in(arg));
 }
 
 PyDoc_STRVAR(upgrade_type_doc,
@@ -1688,7 +1949,9 @@ PyDoc_STRVAR(state_doc,
 "Return a dict describing the patch: 'patched' (process-wide slot),\n"
 "'owner_is_current' (this interpreter patched it), 'main' (this is the main\n"
 "interpreter), 'entries' (this interpreter's ModuleType dict holds our\n"
-"descriptors), 'direct' (the slot points straight at the C hook dispatch).");
+"descriptors), 'direct' (the slot points straight at the C hook dispatch),\n"
+"'call_guard' (the slot wrappers' calls are guarded), 'process_wide' (every\n"
+"module's hooks are called), 'opted_in' (number of live opted-in modules).");
 
 static PyObject *
 native_state_info(PyObject *module, PyObject *Py_UNUSED(ignored))
@@ -1711,7 +1974,7 @@ native_state_info(PyObject *module, PyObject *Py_UNUSED(ignored))
                (current == entries->setattr_descr || current == main_entries.setattr_descr);
     PyInterpreterState *interp = PyInterpreterState_Get();
     return Py_BuildValue(
-        "{sOsOsOsOsOsO}",
+        "{sOsOsOsOsOsOsOsn}",
         "patched", patch_owner != NULL ? Py_True : Py_False,
         "owner_is_current", (patch_owner != NULL && patch_owner == interp) ? Py_True : Py_False,
         "main", is_main_interpreter() ? Py_True : Py_False,
@@ -1720,11 +1983,12 @@ native_state_info(PyObject *module, PyObject *Py_UNUSED(ignored))
         (patch_owner != NULL && installed_setattro == hooked_setattro) ? Py_True : Py_False,
         "call_guard",
 #if CALL_GUARD
-        call_guard_installed ? Py_True : Py_False
+        call_guard_installed ? Py_True : Py_False,
 #else
-        Py_False
+        Py_False,
 #endif
-    );
+        "process_wide", process_wide ? Py_True : Py_False,
+        "opted_in", (Py_ssize_t)opt_in_count);
 }
 
 static PyMethodDef native_methods[] = {
@@ -1734,6 +1998,9 @@ static PyMethodDef native_methods[] = {
     {"upgrade_type", native_upgrade_type, METH_O, upgrade_type_doc},
     {"type_reaches_hook", native_type_reaches_hook, METH_O, type_reaches_hook_doc},
     {"state", native_state_info, METH_NOARGS, state_doc},
+    {"set_process_wide", native_set_process_wide, METH_O, set_process_wide_doc},
+    {"opt_in", native_opt_in, METH_O, opt_in_doc},
+    {"is_opted_in", native_is_opted_in, METH_O, is_opted_in_doc},
     {NULL, NULL, 0, NULL},
 };
 
@@ -1758,6 +2025,10 @@ static void
 forget_finished_runtime(void)
 {
     atexit_registered = 0;
+    /* The weak references and their callback belonged to the finished
+     * runtime; the next one opts its modules in again. */
+    forget_all_opt_ins(0);
+    opt_in_callback = NULL;
     if (PyModule_Type.tp_flags & Py_TPFLAGS_READY) {
         return;
     }
@@ -1776,6 +2047,7 @@ forget_finished_runtime(void)
 #endif
     patch_owner = NULL;
     installed_setattro = NULL;
+    process_wide = 0;
     /* Their objects died with the runtime: drop the pointers, not references. */
     main_entries.installed = 0;
     main_entries.saved_setattr = NULL;
