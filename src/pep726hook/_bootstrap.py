@@ -10,14 +10,20 @@ starting.
 import os
 import sys
 
-from ._compat import ACTIVATION_VARIABLE, ENGINE_VARIABLE, NATIVE_ENGINE_IS_BUILT
+# The environment variables of activation, defined here because start-up
+# imports this module and nothing else of ours but the C extension (each
+# further module costs `python -c pass` about 0.8 %): the rest of the package
+# imports them from here.  The .pth line and _pep726hook_startup, which cannot
+# import anything before they know the hook is wanted, spell the first one out.
+ACTIVATION_VARIABLE = "PEP726HOOK"
+ENGINE_VARIABLE = "PEP726HOOK_ENGINE"
 
 # The spellings of $PEP726HOOK, compared case-insensitively.  Any other value
 # leaves the hook off and says so on stderr: a typo must not pass unnoticed.
 # The .pth line imports us whenever the variable is set, whatever its value:
 # `"PEP726HOOK" in os.environ` is the cheapest test site can compile, and every
 # process of the environment compiles it.  An off value costs the processes
-# that set it this module, _compat and the package's lazy __init__.
+# that set it this module and the package's lazy __init__.
 START_UP_ROUTE = f"${ACTIVATION_VARIABLE} at start-up"
 
 ON_VALUES = ("1", "true", "yes", "on")
@@ -95,9 +101,9 @@ def _start_native_engine_alone() -> bool:
         return False  # a sitecustomize or an earlier .pth got there first
     if os.environ.get(ENGINE_VARIABLE, "").strip().lower() not in ("", "auto", "native"):
         return False
-    if not NATIVE_ENGINE_IS_BUILT:
-        return False  # never built there (setup.py): do not search for it
     try:
+        # Not built for PyPy and free-threaded builds (setup.py): the search
+        # then fails in a package directory the import system has listed already.
         from . import _native
     except ImportError:
         return False

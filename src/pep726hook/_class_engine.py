@@ -24,7 +24,7 @@ from ._composition import (
     hook_aware_mixin,
     is_module,
     lasting_class,
-    original_class_of,
+    base_of_composition,
     register_mixin,
     set_class_bypassing_hooks,
     stored_composition,
@@ -71,6 +71,11 @@ def composed_hook_aware_class_for(base: type) -> "type | None":
     return stored_composition(base, HookAwareModule)
 
 
+def original_class_of(cls: type) -> type:
+    """Return the class the process-wide hook composed *cls* from, or *cls* if it did not."""
+    return base_of_composition(cls, HookAwareModule)
+
+
 def opted_in_class_for(base: type) -> type:
     """Return the opted-in class for a module whose class is *base*.
 
@@ -79,7 +84,7 @@ def opted_in_class_for(base: type) -> type:
     by one composed from its original class.
     """
     found = composed_opted_in_class_for(base)
-    original = original_class_of(base, HookAwareModule)
+    original = original_class_of(base)
     return composed_class(original, OptedInModule) if found is None else found
 
 
@@ -90,7 +95,7 @@ def composed_opted_in_class_for(base: type) -> "type | None":
     """
     if issubclass(base, OptedInModule):
         return base
-    base = original_class_of(base, HookAwareModule)
+    base = original_class_of(base)
     return OptedInModule if base is ModuleType else stored_composition(base, OptedInModule)
 
 
@@ -207,7 +212,7 @@ class ClassEngine:
 
     def downgrade(self, module: ModuleType) -> None:
         """Put *module* back on the class it had before we upgraded it."""
-        original = original_class_of(type(module), HookAwareModule)
+        original = original_class_of(type(module))
         if original is not type(module):
             set_class_bypassing_hooks(module, "__class__", original)
         self._upgraded.pop(id(module), None)

@@ -19,10 +19,6 @@ CPYTHON_WITH_GIL = CPYTHON and not FREE_THREADED
 
 # --- engines, finder and activation ------------------------------------------------------
 
-# The environment variables of activation: one turns the hook on in every
-# process of the environment (the .pth line), the other names the engine.
-ACTIVATION_VARIABLE = "PEP726HOOK"
-ENGINE_VARIABLE = "PEP726HOOK_ENGINE"
 # setup.py builds the native engine's C extension only there: it rewrites
 # ModuleType's slot in place, which threads of a free-threaded build read
 # without a lock (docs/native-engine.md, "Free-threaded builds").

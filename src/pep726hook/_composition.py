@@ -198,7 +198,7 @@ def hook_aware_mixin(home: str, doc: str, class_for: "Callable[[type], type]") -
 # costs what the first time did.
 _composed_by_base: "dict[tuple[int, int], tuple[Any, Any]]" = {}
 # id(composed class) -> (weak reference to it, its mixin): how
-# original_class_of() knows ours.
+# base_of_composition() knows ours.
 _composed_ids: "dict[int, tuple[Any, type]]" = {}
 # Makes "is a class stored for this pair?" and storing one a single step, so
 # that of two threads composing for one pair only the first to store has its
@@ -284,7 +284,7 @@ def composed_class(base: type, mixin: type) -> type:
     return composed
 
 
-def original_class_of(cls: type, mixin: type) -> type:
+def base_of_composition(cls: type, mixin: type) -> type:
     """Return the class *cls* was composed from with *mixin*, or *cls* if it is not ours."""
     if cls is mixin:
         return ModuleType

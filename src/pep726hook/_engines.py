@@ -10,7 +10,7 @@ import _warnings
 import os
 import sys
 
-from ._compat import ENGINE_VARIABLE
+from ._bootstrap import ENGINE_VARIABLE
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
