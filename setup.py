@@ -85,9 +85,9 @@ class OptionalBuildExt(build_ext):
 
 
 # The native engine, one file per responsibility (native.h says which).
-NATIVE_HEADER = "src/pep726hook/_native_c/native.h"
+NATIVE_HEADER = "src/c/native/native.h"
 NATIVE_SOURCES = [
-    f"src/pep726hook/_native_c/{name}.c"
+    f"src/c/native/{name}.c"
     for name in (
         "module",
         "patch",
