@@ -140,7 +140,10 @@ def test_stacklevel_two_from_an_opted_in_module_names_the_storing_line(
         del warns_opted_in.x
         del_line = here.f_lineno - 1
     assert [str(w.message) for w in caught] == ["set x", "del x"]
-    assert [(w.filename, w.lineno) for w in caught] == [(__file__, store_line), (__file__, del_line)]
+    assert [(w.filename, w.lineno) for w in caught] == [
+        (__file__, store_line),
+        (__file__, del_line),
+    ]
 
 
 @pytest.mark.parametrize("route", ["enable", "install"])

@@ -17,14 +17,14 @@ name that this module's ``__getattr__`` resolves.
 import _weakref
 import sys
 
+from . import _composition
 from ._composition import (
+    base_of_composition,
     class_for_pickled_name,
     composed_class,
-    defines_hooks,
     hook_aware_mixin,
     is_module,
     lasting_class,
-    base_of_composition,
     register_mixin,
     set_class_bypassing_hooks,
     stored_composition,
@@ -38,6 +38,8 @@ if TYPE_CHECKING:
 else:
     ModuleType = type(sys)
 
+# Named here too: the runner asks whether __main__ defines a hook.
+defines_hooks = _composition.defines_hooks
 _ENABLE_MODULE = __name__.rpartition(".")[0] + "._enable"
 
 # The functions first: the classes' __setattr__ calls them for a __class__ store.

@@ -186,7 +186,7 @@ def hook_aware_mixin(home: str, doc: str, class_for: "Callable[[type], type]") -
         "__setattr__": __setattr__,
         "__delattr__": __delattr__,
     }
-    mixin: type = type(ModuleType.__name__, (ModuleType,), namespace)
+    mixin: type[ModuleType] = type(ModuleType.__name__, (ModuleType,), namespace)
     return mixin
 
 

@@ -10,7 +10,7 @@ import _warnings
 import os
 import sys
 
-from ._bootstrap import ENGINE_VARIABLE
+from . import _bootstrap
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -72,6 +72,8 @@ if TYPE_CHECKING:
 
 
 ENGINE_NAMES = ("auto", "native", "class")
+# Defined with activation; named here too for the routes that choose an engine.
+ENGINE_VARIABLE = _bootstrap.ENGINE_VARIABLE
 
 
 def upgrades_modules(engine: "Engine") -> "TypeGuard[UpgradingEngine]":

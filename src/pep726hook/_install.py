@@ -335,7 +335,7 @@ def _reclaim_front(finder: "Pep726Finder") -> None:
         return
     try:
         engine = _state.active_engine
-        if engine is None or finder.engine is not engine or not upgrades_modules(engine):
+        if engine is None or not upgrades_modules(engine) or finder.engine is not engine:
             return  # uninstalled, or an old finder on a list an import still walks
         meta_path = sys.meta_path
         if not any(f is finder for f in meta_path) or meta_path[0] is finder:

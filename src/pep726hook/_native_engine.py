@@ -1,10 +1,12 @@
 """The native engine: PEP 726 through a patched ``ModuleType`` store slot.
 
 The C extension :mod:`pep726hook._native` gives the module type itself the
-reference implementation's behaviour (CPython PR #108261): every store or
-deletion on any module looks ``__setattr__``/``__delattr__`` up in the module's
-own namespace and calls it.  No finder and no class swap are needed, and reads
-keep CPython's specialised fast path because module classes stay unchanged.
+reference implementation's behaviour (CPython PR #108261): a store or deletion
+on a module looks ``__setattr__``/``__delattr__`` up in the module's own
+namespace and calls it, on every module while process-wide dispatch is on (the
+process-wide hook), and otherwise only on the modules opted in with
+``enable()``.  No finder and no class swap are needed, and reads keep CPython's
+specialised fast path because module classes stay unchanged.
 Design and limits: https://github.com/pep726hook/pep726hook/blob/main/docs/native-engine.md
 """
 
@@ -61,7 +63,7 @@ def unavailable_reason() -> "str | None":
 
 def slot_is_patched() -> bool:
     """Tell whether any interpreter of this process has patched the module type's slot."""
-    return _native_error is None and _native.state()["patched"]
+    return _native_error is None and bool(_native.state()["patched"])
 
 
 class NativeEngine:
