@@ -12,6 +12,7 @@ import _thread
 import sys
 
 from ._compat import ASK_LEGACY_FINDERS, LEGACY_LOADERS_ARE_RUN, TRIMS_IMPORTLIB_FRAMES
+from ._composition import HOOK_NAMES
 from ._engines import warn_never_failing
 
 TYPE_CHECKING = False
@@ -33,7 +34,6 @@ def _namespace_loader_types() -> "tuple[type, ...]":
 
 
 _NAMESPACE_LOADERS = _namespace_loader_types()
-_HOOK_NAMES = ("__setattr__", "__delattr__")
 
 
 def _standard_exec_module() -> "tuple[Any, Any]":
@@ -60,7 +60,7 @@ def code_may_define_hooks(code: "Any") -> bool:
     ``global``) is still found when the body ends.
     """
     names = code.co_names
-    return _HOOK_NAMES[0] in names or _HOOK_NAMES[1] in names
+    return HOOK_NAMES[0] in names or HOOK_NAMES[1] in names
 
 
 _warned_about: "set[str]" = set()

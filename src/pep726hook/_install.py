@@ -4,6 +4,7 @@ import _thread
 import sys
 
 from . import _state
+from ._composition import is_module, namespace_of
 from ._engines import (
     EngineUnavailableError,
     create_engine,
@@ -19,13 +20,10 @@ if TYPE_CHECKING:
 
     from ._engines import Engine
     from ._finder import Pep726Finder
-else:
-    ModuleType = type(sys)
 
 # Finders are recognised by class name (the finder module is imported only by
 # the class engine), which also catches one left by an earlier copy of the package.
 _FINDER_CLASS_NAME = "Pep726Finder"
-_namespace_of = vars(ModuleType)["__dict__"].__get__
 
 
 class Installation:
@@ -146,7 +144,7 @@ def _engine_beside_opt_ins(requested: str) -> str:
         reason = native_unavailable_reason()
         if reason is not None:
             raise EngineUnavailableError(reason)
-    names = sorted({str(_namespace_of(m).get("__name__")) for m in _state.live_opt_ins()})
+    names = sorted({str(namespace_of(m).get("__name__")) for m in _state.live_opt_ins()})
     shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
     raise EngineUnavailableError(
         f"modules opted in with pep726hook.enable() ({shown}) use the {engine.name!r} "
@@ -216,7 +214,7 @@ def _main_to_upgrade() -> "ModuleType | None":
     main = sys.modules.get("__main__")
     # By the real type, as upgrade() does: isinstance would run the
     # __getattribute__ of whatever sits there (lock rule 1).
-    return main if issubclass(type(main), ModuleType) else None
+    return main if is_module(main) else None
 
 
 def uninstall() -> None:
@@ -286,7 +284,7 @@ def upgrade(module: "ModuleType") -> "ModuleType":
     not a module.
     """
     # By the real type: isinstance would run a placeholder's __getattribute__.
-    if not issubclass(type(module), ModuleType):
+    if not is_module(module):
         raise TypeError(f"upgrade() needs a module, not {type(module).__name__}")
     active = _state.active_engine
     if active is None:
