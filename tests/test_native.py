@@ -1,4 +1,4 @@
-"""Native-engine specifics: what patching the module type's slot runs into (issue 3).
+"""Native-engine specifics: what patching the module type's slot runs into.
 
 The shared semantics run under every engine in the other test files; here are
 the cases only a slot patch can get wrong: typeobject.c's hackcheck, ModuleType
@@ -110,7 +110,7 @@ def test_every_module_reaches_the_hooks_without_a_finder(native: None) -> None:
     assert pep726hook.is_upgraded(sys)
 
 
-# --- hackcheck (issue 3, item 2a) --------------------------------------------
+# --- hackcheck -----------------------------------------------------------------
 
 
 def _subclass_calling_super() -> type:
@@ -219,7 +219,7 @@ def test_lazy_loader_works_and_the_module_gets_hooks(
     assert type(module) is ModuleType
 
 
-# --- subclasses made before / after the patch (issue 3, item 2b) -------------
+# --- subclasses made before / after the patch -----------------------------------
 
 
 def test_subclasses_before_and_after_the_patch_get_hooks_and_lose_them_on_uninstall() -> None:
@@ -554,7 +554,7 @@ def test_auto_prefers_native(monkeypatch: pytest.MonkeyPatch) -> None:
         assert installation.engine == "native"
 
 
-# --- sub-interpreters (issue 3, item 2c) -------------------------------------
+# --- sub-interpreters ----------------------------------------------------------
 
 SUBINTERPRETER_PROBE = """
 import json, sys, types
@@ -917,7 +917,7 @@ def test_hooks_are_seen_after_uninstall_and_reinstall() -> None:
     assert log == ["x"]
 
 
-# --- the call guard around object.__setattr__ (issue 14, 3.8-3.12) ----------
+# --- the call guard around object.__setattr__ (3.8-3.12) -----------------------
 
 
 class _PythonSetattr(ModuleType):
@@ -1017,7 +1017,7 @@ def _post_install_class() -> type:
 def test_slot_wrappers_on_modules_behave_as_without_the_engine() -> None:
     # The direct slot makes CPython 3.8-3.12's hackcheck reject every module;
     # the guard around the two tp_calls must accept and reject exactly what an
-    # unpatched interpreter does, with the same messages (issue 14).
+    # unpatched interpreter does, with the same messages.
     plain = _guarded_calls(_post_install_class())
     with pep726hook.install("native"):
         patched = _guarded_calls(_post_install_class())

@@ -1,4 +1,4 @@
-"""The native engine under hostile conditions (issue 13).
+"""The native engine under hostile conditions.
 
 Races between threads and interpreters, embedding programs that finalise and
 re-initialise Python, deep class hierarchies, descriptors planted in
@@ -271,7 +271,7 @@ def test_own_gil_interpreter_created_while_patched_calls_each_hook_once(tmp_path
     assert out.read_text() == "['a', 'b']"
 
 
-# --- embedding: Py_FinalizeEx() and a second Py_Initialize() (finding 2) -----
+# --- embedding: Py_FinalizeEx() and a second Py_Initialize() -----------------
 
 EMBED_MAIN = r"""
 #include <Python.h>
@@ -528,7 +528,7 @@ def test_interpreter_created_by_c_code_without_a_thread_state_while_installed(
     assert result.stdout.splitlines() == expected, result.stderr
 
 
-# --- deep ModuleType hierarchies (finding 5) ---------------------------------
+# --- deep ModuleType hierarchies -----------------------------------------------
 
 
 def _module_type_chain(depth: int) -> list[type]:
@@ -582,7 +582,7 @@ def test_walk_ignores_a_metaclass_subclasses_method() -> None:
     assert _hooked_instances([Base, Child]) == [False, False]
 
 
-# --- descriptors planted in ModuleType from outside (finding 11) --------------
+# --- descriptors planted in ModuleType from outside ----------------------------
 
 CURSE = """
 import ctypes, gc, types
@@ -629,7 +629,7 @@ def test_data_descriptor_planted_from_outside_gets_its_set(where: str, when: str
     assert result.stdout.splitlines() == ["[1, 2] False native", "[1, 2] 3"], result.stderr
 
 
-# --- stores at the recursion limit (finding 16) -------------------------------
+# --- stores at the recursion limit ---------------------------------------------
 
 RECURSION_DEPTHS = """
 import functools, json, sys, types, pep726hook

@@ -102,6 +102,19 @@ reject:
 static PyObject *guarded_descr_call(PyObject *callable, PyObject *args, PyObject *kwds);
 static PyObject *guarded_method_wrapper_call(PyObject *callable, PyObject *args, PyObject *kwds);
 
+/* Whether a call of *descr* may be one the guard takes: a slot wrapper of
+ * the generic store, or the __call__ of the two guarded types.  Every call
+ * of every slot wrapper in the process passes here (object.__init__(self),
+ * super().__init__(), int.__add__(a, b), ...), so the rest of them leave
+ * after one load and three compares, before anything else is read. */
+static inline int
+may_be_guarded(PyWrapperDescrObject *descr)
+{
+    void *wrapped = descr->d_wrapped;
+    return wrapped == (void *)PyObject_GenericSetAttr || wrapped == (void *)original_descr_call ||
+           wrapped == (void *)original_method_wrapper_call;
+}
+
 /* The call of *descr* bound to *self* with args[first:] and *kwds*, if it is
  * one this guard takes; otherwise sets *handled* to 0 and returns NULL. */
 static PyObject *
@@ -147,8 +160,10 @@ guarded_raw_call(PyWrapperDescrObject *descr, PyObject *self, PyObject *args, Py
     return NULL;
 }
 
-static PyObject *
-guarded_descr_call(PyObject *callable, PyObject *args, PyObject *kwds)
+/* The calls may_be_guarded() lets through, kept out of line so that the
+ * others pay no register saves. */
+static Py_NO_INLINE PyObject *
+guarded_descr_call_checked(PyObject *callable, PyObject *args, PyObject *kwds)
 {
     PyWrapperDescrObject *descr = (PyWrapperDescrObject *)callable;
     if (PyTuple_GET_SIZE(args) >= 1) {
@@ -167,13 +182,31 @@ guarded_descr_call(PyObject *callable, PyObject *args, PyObject *kwds)
 }
 
 static PyObject *
-guarded_method_wrapper_call(PyObject *callable, PyObject *args, PyObject *kwds)
+guarded_descr_call(PyObject *callable, PyObject *args, PyObject *kwds)
+{
+    if (may_be_guarded((PyWrapperDescrObject *)callable)) {
+        return guarded_descr_call_checked(callable, args, kwds);
+    }
+    return original_descr_call(callable, args, kwds);
+}
+
+static Py_NO_INLINE PyObject *
+guarded_method_wrapper_call_checked(PyObject *callable, PyObject *args, PyObject *kwds)
 {
     method_wrapper_layout *bound = (method_wrapper_layout *)callable;
     int handled;
     PyObject *result = guarded_raw_call(bound->descr, bound->self, args, 0, kwds, &handled);
     if (handled) {
         return result;
+    }
+    return original_method_wrapper_call(callable, args, kwds);
+}
+
+static PyObject *
+guarded_method_wrapper_call(PyObject *callable, PyObject *args, PyObject *kwds)
+{
+    if (may_be_guarded(((method_wrapper_layout *)callable)->descr)) {
+        return guarded_method_wrapper_call_checked(callable, args, kwds);
     }
     return original_method_wrapper_call(callable, args, kwds);
 }

@@ -90,6 +90,17 @@
 #  define HAS_PUBLIC_VECTORCALL 1
 #endif
 
+/* Py_NO_INLINE came with 3.9's pyport.h; the same definition for 3.8. */
+#ifndef Py_NO_INLINE
+#  if defined(__GNUC__) || defined(__clang__)
+#    define Py_NO_INLINE __attribute__((noinline))
+#  elif defined(_MSC_VER)
+#    define Py_NO_INLINE __declspec(noinline)
+#  else
+#    define Py_NO_INLINE
+#  endif
+#endif
+
 /* Names shared between the files of this extension stay inside it: hidden
  * from the dynamic symbol table (no clash with other extensions, and
  * -fPIC code reaches the data without a GOT load on the hot path). */
