@@ -115,6 +115,17 @@ may_be_guarded(PyWrapperDescrObject *descr)
            wrapped == (void *)original_method_wrapper_call;
 }
 
+/* Whether a call of a slot wrapper of the generic store, bound to *self*
+ * (NULL: no argument), is left to CPython at once: object.__setattr__(obj,
+ * ...) on anything but a module (frozen dataclasses, attrs) costs one type
+ * check more than without the guard. */
+static inline int
+is_generic_store_on_non_module(PyWrapperDescrObject *descr, PyObject *self)
+{
+    return descr->d_wrapped == (void *)PyObject_GenericSetAttr &&
+           (self == NULL || !PyModule_Check(self));
+}
+
 /* The call of *descr* bound to *self* with args[first:] and *kwds*, if it is
  * one this guard takes; otherwise sets *handled* to 0 and returns NULL. */
 static PyObject *
@@ -166,8 +177,12 @@ static Py_NO_INLINE PyObject *
 guarded_descr_call_checked(PyObject *callable, PyObject *args, PyObject *kwds)
 {
     PyWrapperDescrObject *descr = (PyWrapperDescrObject *)callable;
-    if (PyTuple_GET_SIZE(args) >= 1) {
-        PyObject *self = PyTuple_GET_ITEM(args, 0);
+    PyObject *first = PyTuple_GET_SIZE(args) >= 1 ? PyTuple_GET_ITEM(args, 0) : NULL;
+    if (is_generic_store_on_non_module(descr, first)) {
+        return original_descr_call(callable, args, kwds);
+    }
+    if (first != NULL) {
+        PyObject *self = first;
         /* The original checks that self is an instance of the descriptor's
          * class first; ours only takes calls where that holds. */
         if (PyType_IsSubtype(Py_TYPE(self), PyDescr_TYPE(descr))) {
@@ -194,6 +209,9 @@ static Py_NO_INLINE PyObject *
 guarded_method_wrapper_call_checked(PyObject *callable, PyObject *args, PyObject *kwds)
 {
     method_wrapper_layout *bound = (method_wrapper_layout *)callable;
+    if (is_generic_store_on_non_module(bound->descr, bound->self)) {
+        return original_method_wrapper_call(callable, args, kwds);
+    }
     int handled;
     PyObject *result = guarded_raw_call(bound->descr, bound->self, args, 0, kwds, &handled);
     if (handled) {
