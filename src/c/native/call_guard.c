@@ -102,17 +102,53 @@ reject:
 static PyObject *guarded_descr_call(PyObject *callable, PyObject *args, PyObject *kwds);
 static PyObject *guarded_method_wrapper_call(PyObject *callable, PyObject *args, PyObject *kwds);
 
-/* Whether a call of *descr* may be one the guard takes: a slot wrapper of
- * the generic store, or the __call__ of the two guarded types.  Every call
- * of every slot wrapper in the process passes here (object.__init__(self),
- * super().__init__(), int.__add__(a, b), ...), so the rest of them leave
- * after one load and three compares, before anything else is read. */
+/* Whether *self* may be a module: its class's MRO is read in place (no
+ * call, so the caller saves no registers); a class without an MRO yet is
+ * left to the full check. */
 static inline int
-may_be_guarded(PyWrapperDescrObject *descr)
+may_be_module(PyObject *self)
+{
+    PyTypeObject *type = Py_TYPE(self);
+    PyObject *mro = type->tp_mro;
+    if (type == &PyModule_Type || mro == NULL) {
+        return 1;
+    }
+    for (Py_ssize_t i = PyTuple_GET_SIZE(mro) - 1; i > 0; i--) {
+        if (PyTuple_GET_ITEM(mro, i) == (PyObject *)&PyModule_Type) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Whether a call of *descr* bound to *self* (NULL: none known) may be one
+ * the guard takes: a slot wrapper of the generic store with a module, or the
+ * __call__ of the two guarded types.  Every call of every slot wrapper in
+ * the process passes here (object.__init__(self), super().__init__(),
+ * int.__add__(a, b), ...), so the rest of them leave after one load and
+ * three compares, before anything else is read, and object.__setattr__(obj,
+ * ...) on anything but a module (frozen dataclasses, attrs) after a walk of
+ * its class's MRO. */
+static inline int
+may_be_guarded(PyWrapperDescrObject *descr, PyObject *self)
 {
     void *wrapped = descr->d_wrapped;
-    return wrapped == (void *)PyObject_GenericSetAttr || wrapped == (void *)original_descr_call ||
+    if (wrapped == (void *)PyObject_GenericSetAttr) {
+        return self != NULL && may_be_module(self);
+    }
+    return wrapped == (void *)original_descr_call ||
            wrapped == (void *)original_method_wrapper_call;
+}
+
+/* Whether a call of a slot wrapper of the generic store, bound to *self*
+ * (NULL: no argument), is left to CPython at once: object.__setattr__(obj,
+ * ...) on anything but a module (frozen dataclasses, attrs) costs one type
+ * check more than without the guard. */
+static inline int
+is_generic_store_on_non_module(PyWrapperDescrObject *descr, PyObject *self)
+{
+    return descr->d_wrapped == (void *)PyObject_GenericSetAttr &&
+           (self == NULL || !PyModule_Check(self));
 }
 
 /* The call of *descr* bound to *self* with args[first:] and *kwds*, if it is
@@ -166,8 +202,12 @@ static Py_NO_INLINE PyObject *
 guarded_descr_call_checked(PyObject *callable, PyObject *args, PyObject *kwds)
 {
     PyWrapperDescrObject *descr = (PyWrapperDescrObject *)callable;
-    if (PyTuple_GET_SIZE(args) >= 1) {
-        PyObject *self = PyTuple_GET_ITEM(args, 0);
+    PyObject *first = PyTuple_GET_SIZE(args) >= 1 ? PyTuple_GET_ITEM(args, 0) : NULL;
+    if (is_generic_store_on_non_module(descr, first)) {
+        return original_descr_call(callable, args, kwds);
+    }
+    if (first != NULL) {
+        PyObject *self = first;
         /* The original checks that self is an instance of the descriptor's
          * class first; ours only takes calls where that holds. */
         if (PyType_IsSubtype(Py_TYPE(self), PyDescr_TYPE(descr))) {
@@ -184,7 +224,8 @@ guarded_descr_call_checked(PyObject *callable, PyObject *args, PyObject *kwds)
 static PyObject *
 guarded_descr_call(PyObject *callable, PyObject *args, PyObject *kwds)
 {
-    if (may_be_guarded((PyWrapperDescrObject *)callable)) {
+    PyObject *self = PyTuple_GET_SIZE(args) >= 1 ? PyTuple_GET_ITEM(args, 0) : NULL;
+    if (may_be_guarded((PyWrapperDescrObject *)callable, self)) {
         return guarded_descr_call_checked(callable, args, kwds);
     }
     return original_descr_call(callable, args, kwds);
@@ -194,6 +235,9 @@ static Py_NO_INLINE PyObject *
 guarded_method_wrapper_call_checked(PyObject *callable, PyObject *args, PyObject *kwds)
 {
     method_wrapper_layout *bound = (method_wrapper_layout *)callable;
+    if (is_generic_store_on_non_module(bound->descr, bound->self)) {
+        return original_method_wrapper_call(callable, args, kwds);
+    }
     int handled;
     PyObject *result = guarded_raw_call(bound->descr, bound->self, args, 0, kwds, &handled);
     if (handled) {
@@ -205,7 +249,8 @@ guarded_method_wrapper_call_checked(PyObject *callable, PyObject *args, PyObject
 static PyObject *
 guarded_method_wrapper_call(PyObject *callable, PyObject *args, PyObject *kwds)
 {
-    if (may_be_guarded(((method_wrapper_layout *)callable)->descr)) {
+    method_wrapper_layout *bound = (method_wrapper_layout *)callable;
+    if (may_be_guarded(bound->descr, bound->self)) {
         return guarded_method_wrapper_call_checked(callable, args, kwds);
     }
     return original_method_wrapper_call(callable, args, kwds);
