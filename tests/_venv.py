@@ -7,24 +7,37 @@ built beforehand, to skip the build.  pytest and its dependencies are made
 importable in the venv by a ``.pth`` line listing the directories they come
 from, appended after the venv's own site-packages, so the venv's pep726hook
 always wins.
+
+It also holds what several test files share: the engines this interpreter must
+offer, worked out without asking pep726hook (``EXPECTED_ENGINES``), and small
+helpers for writing modules and running fresh interpreters.
 """
 
 from __future__ import annotations
 
 import contextlib
+import importlib.machinery
 import os
 import shutil
 import signal
 import subprocess
 import sys
+import sysconfig
 import textwrap
 from pathlib import Path
-from typing import Iterator, Mapping, Sequence
+from typing import Callable, Iterator, Mapping, Sequence
 
 import pytest
 
+import pep726hook
+
 ROOT = Path(__file__).resolve().parent.parent
 ENGINE_PARAMS = ("class", "native")
+# The ``write_module`` fixture of conftest.py: write_module(name, source, package=False).
+WriteModule = Callable[..., Path]
+# Set to 0 where the C extensions may legitimately be missing (a CPython with no
+# compiler); unset or 1, CPython with the GIL must have the native engine.
+REQUIRE_EXTENSIONS_VARIABLE = "PEP726HOOK_TEST_REQUIRE_EXTENSIONS"
 TIMEOUT = 180
 _IGNORED = shutil.ignore_patterns(
     ".git", "build", "dist", "*.egg-info", "__pycache__", ".nox", ".venv*", "*.so", ".*_cache"
@@ -115,6 +128,47 @@ class Venv:
         result = self.run_python(args, **kwargs)  # type: ignore[arg-type]
         assert result.returncode == 0, describe(result)
         return result.stdout
+
+
+def expected_engines(package_directory: Path) -> tuple[str, ...]:
+    """The engines a pep726hook installed at *package_directory* must offer in this interpreter.
+
+    Worked out from the interpreter and the files on disk, never by asking
+    pep726hook, so that a native engine that failed to build or to load fails
+    the tests instead of quietly leaving only the class engine's tests to run.
+    setup.py builds the native engine for CPython with the GIL only.  Where
+    ``$PEP726HOOK_TEST_REQUIRE_EXTENSIONS`` is 0, a missing extension file is
+    accepted, but an extension file that is present must load.
+    """
+    if sys.implementation.name != "cpython" or sysconfig.get_config_var("Py_GIL_DISABLED"):
+        return ("class",)
+    if os.environ.get(REQUIRE_EXTENSIONS_VARIABLE, "1") == "0":
+        built = any(
+            (package_directory / f"_native{suffix}").is_file()
+            for suffix in importlib.machinery.EXTENSION_SUFFIXES
+        )
+        if not built:
+            return ("class",)
+    return ("native", "class")
+
+
+ENGINES = pep726hook.available_engines()
+EXPECTED_ENGINES = expected_engines(Path(pep726hook.__file__).resolve().parent)
+
+
+def engines_problem(engines: Sequence[str], expected: Sequence[str]) -> str | None:
+    """Why *engines* (what pep726hook reports) is wrong here, or None if it is *expected*."""
+    if tuple(engines) == tuple(expected):
+        return None
+    hint = ""
+    if "native" in expected and "native" not in engines:
+        hint = (
+            "; the native engine's C extension did not build or does not load "
+            "(`pep726hook info` says why; reinstall with `pip install -v .` to see "
+            f"the compiler's output, or set ${REQUIRE_EXTENSIONS_VARIABLE}=0 where "
+            "no compiler is available)"
+        )
+    return f"pep726hook offers the engines {tuple(engines)!r}, expected {tuple(expected)!r}{hint}"
 
 
 def clean_env() -> dict[str, str]:
@@ -224,8 +278,20 @@ def _pytest_directories() -> list[str]:
     return directories
 
 
+_ENGINE_PROBE = (
+    "import os, pep726hook\n"
+    "print(os.path.dirname(os.path.realpath(pep726hook.__file__)))\n"
+    "print(*pep726hook.available_engines(), sep='\\n')\n"
+)
+
+
 def make_venv(path: Path, install: Sequence[str]) -> Venv:
-    """Create a venv of the running interpreter at *path* and pip-install *install* into it."""
+    """Create a venv of the running interpreter at *path* and pip-install *install* into it.
+
+    With something installed (pep726hook, as every caller here installs), the
+    venv's engines are probed and must be :func:`expected_engines`; without,
+    ``engines`` stays empty.
+    """
     result = subprocess.run(
         [sys.executable, "-m", "venv", "--without-pip", str(path)],
         capture_output=True,
@@ -261,11 +327,15 @@ def make_venv(path: Path, install: Sequence[str]) -> Venv:
     (venv.site_packages / "zzz_pep726hook_tests_pytest.pth").write_text(
         "\n".join(_pytest_directories()) + "\n", encoding="utf-8"
     )
-    engines = venv.run_python(
-        ["-c", "import pep726hook; print(' '.join(pep726hook.available_engines()))"]
-    )
-    if engines.returncode == 0:
-        venv.engines = tuple(engines.stdout.split())
+    if install:
+        # A failed probe must fail every test that uses the venv, never leave
+        # it with no engines and so skip them all.
+        probe = venv.run_python(["-c", _ENGINE_PROBE])
+        assert probe.returncode == 0, "the engine probe failed in the test venv\n" + describe(probe)
+        package_directory, *engines = probe.stdout.splitlines()
+        venv.engines = tuple(engines)
+        problem = engines_problem(venv.engines, expected_engines(Path(package_directory)))
+        assert problem is None, f"in the test venv: {problem}\n" + describe(probe)
     return venv
 
 

@@ -10,11 +10,18 @@ from pathlib import Path
 from typing import Callable, Iterator
 
 import pytest
+from _venv import ENGINES, EXPECTED_ENGINES, engines_problem
 
 import pep726hook
 from pep726hook import _enable
 
-ENGINES = pep726hook.available_engines()
+
+def pytest_configure(config: pytest.Config) -> None:
+    # Every engine-dependent test is parametrised over ENGINES: if an engine
+    # were missing, its tests would vanish and the run would still pass.
+    problem = engines_problem(ENGINES, EXPECTED_ENGINES)
+    if problem is not None:
+        raise pytest.UsageError(problem)
 
 
 def pytest_report_header() -> str:
@@ -56,6 +63,15 @@ def engine(request: pytest.FixtureRequest) -> Iterator[str]:
     name: str = request.param
     with pep726hook.install(name):
         yield name
+
+
+@pytest.fixture
+def busy_switching() -> Iterator[None]:
+    """Switch threads as often as possible, to shake out races."""
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    yield
+    sys.setswitchinterval(interval)
 
 
 @pytest.fixture

@@ -7,15 +7,12 @@ import subprocess
 import sys
 import sysconfig
 import types
-from pathlib import Path
-from typing import Callable
 
 import pytest
+from _venv import WriteModule
 
 import pep726hook
 from pep726hook._finder import Pep726Finder
-
-WriteModule = Callable[..., Path]
 
 
 def our_finders() -> list[object]:

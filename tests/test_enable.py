@@ -13,12 +13,11 @@ from pathlib import Path
 from typing import Any, Callable
 
 import pytest
-from _venv import Venv, describe, run_fresh_python, write
+from _venv import ENGINES, Venv, describe, run_fresh_python, write
 
 import pep726hook
 from pep726hook import _enable
 
-ENGINES = pep726hook.available_engines()
 NATIVE = "native" in ENGINES
 
 # A library module: a guard hook, then the opt-in, then a store in its own body.

@@ -1,7 +1,7 @@
 """The finder and loader wrapper stay out of the way of everything else.
 
-One test per row of the "Loader wrapping" table in the shared pitfalls file,
-named by behaviour; the row number is in the docstring.  Tests that use the
+Most tests guard against a way the import hooks of other projects broke
+something; their docstrings link the public report.  Tests that use the
 ``engine`` fixture run under every engine; the ones about the wrapper itself
 use the class engine, the only one with a finder.
 """
@@ -21,14 +21,13 @@ import types
 import warnings
 import zipfile
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Iterator
 
 import pytest
+from _venv import WriteModule
 
 import pep726hook
 from pep726hook._finder import ExecModuleWrapper, LoadModuleWrapper, Pep726Finder
-
-WriteModule = Callable[..., Path]
 
 HOOKED = """
 calls = []
@@ -79,7 +78,11 @@ class DictFinder(importlib.abc.MetaPathFinder):
 
 
 def test_every_later_finder_is_asked_with_path_and_target(class_engine: Pep726Finder) -> None:
-    """Row 1: delegate to every finder after ours, passing path and target."""
+    """Finders after ours are still asked, with path and target.
+
+    A front finder that asked only PathFinder bypassed pytest's assertion
+    rewriter: https://github.com/agronholm/typeguard/issues/230, https://github.com/beartype/beartype/issues/674
+    """
     first, second = RecordingFinder(), RecordingFinder()
     sys.meta_path[1:1] = [first]
     sys.meta_path.append(second)
@@ -90,7 +93,10 @@ def test_every_later_finder_is_asked_with_path_and_target(class_engine: Pep726Fi
 
 
 def test_module_served_by_a_later_custom_finder_gets_its_hooks(engine: str) -> None:
-    """Row 10: editable-install finders serve modules after PathFinder."""
+    """Editable installs serve modules from a finder after PathFinder.
+
+    https://github.com/beartype/beartype/issues/556, https://github.com/pypa/setuptools/issues/3557
+    """
     sys.meta_path.append(DictFinder({"from_dict_finder": HOOKED}))
     module = importlib.import_module("from_dict_finder")
     module.x = 1
@@ -101,7 +107,7 @@ def test_module_served_by_a_later_custom_finder_gets_its_hooks(engine: str) -> N
 def test_manual_find_spec_and_exec_module_give_hooks(
     engine: str, write_module: WriteModule
 ) -> None:
-    """Row 3: pytest's --import-mode=importlib runs the finders and exec_module itself."""
+    """As pytest's --import-mode=importlib does: find_spec, module_from_spec, exec_module."""
     path = write_module("manually_loaded", HOOKED)
     spec = None
     for finder in sys.meta_path:
@@ -122,7 +128,10 @@ def test_manual_find_spec_and_exec_module_give_hooks(
 def test_loader_attributes_are_the_real_loader_after_import(
     engine: str, write_module: WriteModule, source: str
 ) -> None:
-    """Row 4: __loader__ and __spec__.loader are the real loader and identical."""
+    """__loader__ and __spec__.loader are the real loader, not a wrapper.
+
+    https://github.com/GrahamDumpleton/wrapt/issues/221
+    """
     write_module("loader_after", source)
     import loader_after  # type: ignore[import-not-found]
 
@@ -143,7 +152,10 @@ def test_loader_attributes_are_real_while_the_body_runs(
 
 
 def test_runpy_run_module_sees_the_real_loader(engine: str, write_module: WriteModule) -> None:
-    """Row 5: ``python -m`` calls get_code and never exec_module."""
+    """``python -m`` calls get_code() and never exec_module(); __loader__ is still real.
+
+    https://github.com/GrahamDumpleton/wrapt/issues/238, https://github.com/PythonCharmers/python-future/issues/332
+    """
     write_module("run_as_main", HOOKED + "loader_type = type(__loader__).__name__\n")
     namespace = runpy.run_module("run_as_main", run_name="__main__")
     assert namespace["loader_type"] == "SourceFileLoader"
@@ -186,7 +198,10 @@ def import_legacy_loaded() -> types.ModuleType:
 def test_wrapper_offers_only_the_loading_methods_the_real_loader_has(
     class_engine: Pep726Finder,
 ) -> None:
-    """Row 6: never advertise exec_module to a load_module-only loader."""
+    """A load_module()-only loader (zipimport before 3.10) is not offered exec_module().
+
+    https://github.com/pypa/virtualenv/issues/1690 (wrapt 1.14.1 advertised it)
+    """
     legacy = LoadModuleOnlyLoader(HOOKED)
     sys.meta_path.append(LegacyFinder("legacy_loaded", legacy))
     spec = class_engine.find_spec("legacy_loaded", None)
@@ -200,16 +215,45 @@ def test_wrapper_offers_only_the_loading_methods_the_real_loader_has(
     assert [name for name in module.calls if not name.startswith("__")] == ["x"]
     assert module.__loader__ is legacy
 
-    modern = class_engine.find_spec("json", None)
-    assert modern is not None
-    assert isinstance(modern.loader, ExecModuleWrapper)
-    assert not hasattr(modern.loader, "load_module") or hasattr(
-        modern.loader._loader, "load_module"
-    )
+
+class ExecModuleOnlyLoader:
+    """A loader written today: create_module() and exec_module(), no load_module()."""
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+
+    def create_module(self, spec: Any) -> None:
+        return None
+
+    def exec_module(self, module: types.ModuleType) -> None:
+        exec(self.source, module.__dict__)
+
+
+def test_wrapper_of_an_exec_module_loader_offers_no_load_module(
+    class_engine: Pep726Finder,
+) -> None:
+    """The wrapper offers only the loading methods the real loader has.
+
+    Code that picks a loading method with hasattr() must see the real loader's
+    choice; wrapt 1.14.1 advertised a method the loader lacked:
+    https://github.com/pypa/virtualenv/issues/1690
+    """
+    modern = ExecModuleOnlyLoader(HOOKED)
+    sys.meta_path.append(LegacyFinder("modern_loaded", modern))
+    spec = class_engine.find_spec("modern_loaded", None)
+    assert isinstance(spec.loader, ExecModuleWrapper)
+    assert not hasattr(spec.loader, "load_module")
+    module = importlib.import_module("modern_loaded")
+    module.x = 1
+    assert module.calls == ["x"]
+    assert module.__loader__ is modern
 
 
 def test_load_module_only_loader_fails_or_loads_exactly_as_without_us() -> None:
-    """Row 6: 3.15 calls exec_module() on every loader (gh-97850); before, load_module()."""
+    """3.15 calls exec_module() on every loader; before, load_module().
+
+    https://github.com/python/cpython/issues/97850
+    """
     legacy = LoadModuleOnlyLoader(HOOKED)
     sys.meta_path.append(LegacyFinder("legacy_loaded", legacy))
 
@@ -239,7 +283,11 @@ def test_load_module_only_loader_fails_or_loads_exactly_as_without_us() -> None:
 
 
 def test_resources_work_during_and_after_execution(engine: str, write_module: WriteModule) -> None:
-    """Row 7: resource readers are reached through the real loader."""
+    """Resource readers are reached through the real loader.
+
+    https://github.com/pytest-dev/pytest/issues/9169, https://github.com/pytest-dev/pytest/issues/7375,
+    https://github.com/facebookresearch/hydra/issues/1854
+    """
     package = write_module(
         "with_data",
         HOOKED + "import pkgutil\n" + "during = pkgutil.get_data(__name__, 'data.txt')\n",
@@ -258,7 +306,10 @@ def test_resources_work_during_and_after_execution(engine: str, write_module: Wr
 def test_namespace_packages_pass_through_and_their_portions_get_hooks(
     engine: str, write_module: WriteModule, tmp_path: Path
 ) -> None:
-    """Row 8: specs without a loader are left alone."""
+    """Specs without a loader (namespace packages) are left alone.
+
+    https://github.com/brettlangdon/importhook/issues/6
+    """
     write_module("namespace_pkg.portion", HOOKED)
     namespace = importlib.import_module("namespace_pkg")
     assert namespace.__file__ is None or not namespace.__file__.endswith(".py")
@@ -271,7 +322,10 @@ def test_namespace_packages_pass_through_and_their_portions_get_hooks(
 def test_finders_without_find_spec_are_handled_as_importlib_does(
     class_engine: Pep726Finder,
 ) -> None:
-    """Row 9: skipped on 3.12+, asked through find_module before."""
+    """A finder without find_spec() is skipped on 3.12+, asked through find_module() before.
+
+    https://github.com/pytest-dev/pytest/issues/12179
+    """
 
     class FindModuleOnly:
         def __init__(self) -> None:
@@ -296,7 +350,10 @@ def test_finders_without_find_spec_are_handled_as_importlib_does(
 def test_threads_importing_modules_that_import_each_other_finish(
     engine: str, write_module: WriteModule
 ) -> None:
-    """Row 11: no lock of ours is held while a module body runs."""
+    """No lock of ours is held while a module body runs.
+
+    https://github.com/GrahamDumpleton/wrapt/pull/217
+    """
     write_module("ping", HOOKED + "import time\ntime.sleep(0.05)\nimport pong\n")
     write_module("pong", HOOKED + "import time\ntime.sleep(0.05)\nimport ping\n")
     errors: list[BaseException] = []
@@ -324,7 +381,10 @@ def test_threads_importing_modules_that_import_each_other_finish(
 
 
 def test_own_package_is_never_wrapped(class_engine: Pep726Finder) -> None:
-    """Row 15: never wrap our own package."""
+    """Our own package is never wrapped, so the hook never runs half-imported.
+
+    https://github.com/beartype/beartype/issues/638
+    """
     assert class_engine.find_spec("pep726hook", None) is None
     assert class_engine.find_spec("pep726hook._finder", None) is None
 
@@ -332,7 +392,7 @@ def test_own_package_is_never_wrapped(class_engine: Pep726Finder) -> None:
 def test_lookup_reentering_for_the_same_name_does_not_recurse(
     class_engine: Pep726Finder, write_module: WriteModule
 ) -> None:
-    """Row 15: a later finder that asks the import system about the same name."""
+    """A later finder that asks the import system about the same name again."""
 
     class AsksAgain(importlib.abc.MetaPathFinder):
         asking = False
@@ -359,7 +419,10 @@ def test_lookup_reentering_for_the_same_name_does_not_recurse(
 def test_post_processing_error_warns_once_and_the_import_proceeds(
     class_engine: Pep726Finder, write_module: WriteModule, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Row 19: our own failure never fails an import."""
+    """Our own failure never fails an import.
+
+    https://github.com/agronholm/typeguard/issues/340
+    """
 
     def broken(module: object) -> None:
         raise RuntimeError("engine bug")

@@ -20,26 +20,14 @@ import threading
 import types
 import warnings
 import weakref
-from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
 import pytest
-from _venv import run_fresh_python
+from _venv import ENGINES, WriteModule, run_fresh_python
 
 import pep726hook
 
-WriteModule = Callable[..., Path]
-
 HANG_LIMIT = 60.0  # seconds before a thread or child that has not finished counts as hung
-
-
-@pytest.fixture
-def busy_switching() -> Iterator[None]:
-    """Switch threads as often as possible, to shake out races."""
-    interval = sys.getswitchinterval()
-    sys.setswitchinterval(1e-6)
-    yield
-    sys.setswitchinterval(interval)
 
 
 def join_all(threads: list[threading.Thread]) -> None:
@@ -279,7 +267,7 @@ class _RaisingPlaceholder:
         raise ImportError(f"placeholder cannot give {name}")
 
 
-@pytest.mark.parametrize("engine_name", pep726hook.available_engines())
+@pytest.mark.parametrize("engine_name", ENGINES)
 def test_install_ignores_a_placeholder_whose_attributes_raise(engine_name: str) -> None:
     sys.modules["hostile_placeholder"] = _RaisingPlaceholder()
     try:
@@ -363,7 +351,7 @@ print(hung, "of", len(children), "children hung")
 
 
 @pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
-@pytest.mark.parametrize("engine_name", pep726hook.available_engines())
+@pytest.mark.parametrize("engine_name", ENGINES)
 def test_child_forked_during_install_can_install_and_uninstall(engine_name: str) -> None:
     result = run_fresh_python(FORK_WHILE_INSTALLING, engine_name, timeout=HANG_LIMIT + 60)
     assert result.returncode == 0, result.stderr
@@ -679,7 +667,7 @@ def test_warning_about_an_unpreparable_module_never_fails_its_import_under_w_err
 # --- composing a class runs user code: outside the install lock, never half done ------
 
 
-@pytest.mark.parametrize("engine_name", pep726hook.available_engines())
+@pytest.mark.parametrize("engine_name", ENGINES)
 def test_install_refused_by_a_module_class_leaves_nothing_installed(engine_name: str) -> None:
     sealed = _Sealed("hostile_sealed_existing")
     sealed.__dict__["__setattr__"] = lambda name, value: None

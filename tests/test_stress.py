@@ -14,14 +14,12 @@ import random
 import sys
 import threading
 import types
-from pathlib import Path
 from typing import Any, Callable, Iterator
 
 import pytest
+from _venv import WriteModule
 
 import pep726hook
-
-WriteModule = Callable[..., Path]
 
 HANG_LIMIT = 120.0  # seconds before a thread that has not finished counts as deadlocked
 THREADS = 8
@@ -48,15 +46,6 @@ def _conftest_cleanup_did_its_job(tmp_path_factory: pytest.TempPathFactory) -> I
     assert leftovers == []
     assert sys.meta_path == meta_path
     assert sys.path == path
-
-
-@pytest.fixture
-def busy_switching() -> Iterator[None]:
-    """Switch threads as often as possible, to shake out races."""
-    interval = sys.getswitchinterval()
-    sys.setswitchinterval(1e-6)
-    yield
-    sys.setswitchinterval(interval)
 
 
 def run_threads(*targets: Callable[[], Any]) -> None:
