@@ -258,7 +258,7 @@ def test_uninstall_leaves_opted_in_modules_hooked(
         assert plain.x == 1
 
 
-def test_install_after_enable_reuses_its_engine_and_refuses_the_other(
+def test_install_after_enable_reuses_its_engine(
     enable_engine: str, library: Callable[[str], Any], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     module = library("optlib")
@@ -267,12 +267,25 @@ def test_install_after_enable_reuses_its_engine_and_refuses_the_other(
         assert installation.engine == enable_engine
     assert pep726hook.install("auto").engine == enable_engine
     pep726hook.uninstall()
-    others = [name for name in ENGINES if name != enable_engine]
-    for other in others:
-        meta_path = list(sys.meta_path)
-        with pytest.raises(pep726hook.EngineUnavailableError, match=r"enable\(\) \(optlib\)"):
-            pep726hook.install(other)
-        assert sys.meta_path == meta_path and not pep726hook.is_installed()
+    module.still = 1
+    assert module.log[-1] == ("set", "still", 1)
+
+
+def test_install_after_enable_refuses_the_other_engine(
+    enable_engine: str, library: Callable[[str], Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    other = "class" if enable_engine == "native" else "native"
+    if other not in ENGINES:
+        pytest.skip(
+            f"only the {enable_engine} engine runs here; "
+            "test_native_request_where_unavailable_says_why_even_after_an_opt_in covers it"
+        )
+    module = library("optlib")
+    monkeypatch.delenv("PEP726HOOK_ENGINE")
+    meta_path = list(sys.meta_path)
+    with pytest.raises(pep726hook.EngineUnavailableError, match=r"enable\(\) \(optlib\)"):
+        pep726hook.install(other)
+    assert sys.meta_path == meta_path and not pep726hook.is_installed()
     module.still = 1
     assert module.log[-1] == ("set", "still", 1)
 
@@ -393,6 +406,7 @@ def test_threads_importing_opted_in_modules_concurrently(
         thread.start()
     for thread in threads:
         thread.join(60)
+    assert not [thread.name for thread in threads if thread.is_alive()], "deadlock"
     assert not errors
     for index, name in enumerate(names):
         module = sys.modules[name]
@@ -480,8 +494,9 @@ def test_enable_warns_only_after_releasing_the_install_lock(tmp_path: Path) -> N
 
 
 # Composing a class runs its metaclass and __init_subclass__: user code, which
-# may import.  Under the install lock it deadlocked against a module body
-# calling enable() (issue 13): composing happens outside the lock.
+# may import.  Under the install lock it would deadlock against a module body
+# calling enable(), which holds its module's import lock: composing happens
+# outside the install lock.
 _COMPOSER_THAT_IMPORTS = """
 import os, sys, threading, types
 sys.path.insert(0, sys.argv[1])
@@ -591,13 +606,17 @@ def test_install_and_uninstall_ignore_the_enable_module_while_it_initialises() -
     half_done = types.ModuleType(_enable.__name__)
     half_done.__spec__ = importlib.util.spec_from_loader(_enable.__name__, loader=None)
     half_done.__spec__._initializing = True  # type: ignore[union-attr]
+    attributes = set(vars(half_done))
     real = sys.modules[_enable.__name__]
     sys.modules[_enable.__name__] = half_done
     try:
-        with pep726hook.install():
-            pass
+        with pep726hook.install() as installation:
+            assert installation.installed_now
+            assert pep726hook.engine() == ENGINES[0]
+        assert not pep726hook.is_installed()
     finally:
         sys.modules[_enable.__name__] = real
+    assert set(vars(half_done)) == attributes  # neither read as opt-ins nor written to
 
 
 # ---- in a fresh process: plain python, the runner, PEP726HOOK=1, pytest ----

@@ -127,7 +127,7 @@ def test_pth_and_start_never_both_activate(tmp_path: Path, files: str) -> None:
 
 @pytest.mark.parametrize("value", ["0", ""])
 def test_zero_or_empty_imports_only_the_bootstrap(venv: Venv, value: str) -> None:
-    # Issue 14: the .pth line only tests whether the variable is set (the
+    # The .pth line only tests whether the variable is set (the
     # cheapest line to compile in every process); the bootstrap reads it.
     code = "import sys; print(sorted(m for m in sys.modules if m.startswith('pep726hook')))"
     out = venv.check_python(["-c", code], env={"PEP726HOOK": value})
@@ -258,7 +258,7 @@ def test_activation_does_not_import_threading(venv: Venv, venv_engine: str) -> N
 
 
 def test_activation_imports_only_what_the_engine_needs(venv: Venv, venv_engine: str) -> None:
-    # Issue 14: with the native engine neither the class engine nor its finder
+    # With the native engine neither the class engine nor its finder
     # is loaded, and no start-up module imports __future__ (the first standard
     # library .py import makes Python list the whole library directory).
     code = "import sys; print(sorted(m for m in sys.modules if m in NAMES))"
@@ -295,7 +295,7 @@ print(fresh.is_installed())
 
 
 def test_native_start_up_patch_is_the_installation_once_install_is_imported(venv: Venv) -> None:
-    # Issue 14: the .pth patches the module type without importing _install,
+    # The .pth patches the module type without importing _install,
     # _engines or _native_engine; the first use of the API finds it installed,
     # with its route, and uninstall() really removes it (a re-imported _install
     # does not take a removed patch over again).
