@@ -20,10 +20,12 @@ import importlib.machinery
 import os
 import shutil
 import signal
+import site
 import subprocess
 import sys
 import sysconfig
 import textwrap
+import threading
 from pathlib import Path
 from typing import Callable, Iterator, Mapping, Sequence
 
@@ -35,6 +37,13 @@ ROOT = Path(__file__).resolve().parent.parent
 ENGINE_PARAMS = ("class", "native")
 # The ``write_module`` fixture of conftest.py: write_module(name, source, package=False).
 WriteModule = Callable[..., Path]
+# A module that records the names its __setattr__ hook sees in ``calls``.
+RECORDING_MODULE = """\
+calls = []
+def __setattr__(name, value):
+    calls.append(name)
+    globals()[name] = value
+"""
 # Set to 0 where the C extensions may legitimately be missing (a CPython with no
 # compiler); unset or 1, CPython with the GIL must have the native engine.
 REQUIRE_EXTENSIONS_VARIABLE = "PEP726HOOK_TEST_REQUIRE_EXTENSIONS"
@@ -140,19 +149,34 @@ def expected_engines(package_directory: Path) -> tuple[str, ...]:
     ``$PEP726HOOK_TEST_REQUIRE_EXTENSIONS`` is 0, a missing extension file is
     accepted, but an extension file that is present must load.
     """
-    if sys.implementation.name != "cpython" or sysconfig.get_config_var("Py_GIL_DISABLED"):
+    if sysconfig.get_config_var("Py_GIL_DISABLED"):
         return ("class",)
-    if os.environ.get(REQUIRE_EXTENSIONS_VARIABLE, "1") == "0":
-        built = any(
-            (package_directory / f"_native{suffix}").is_file()
-            for suffix in importlib.machinery.EXTENSION_SUFFIXES
-        )
-        if not built:
-            return ("class",)
-    return ("native", "class")
+    if extension_expected(package_directory / "_native"):
+        return ("native", "class")
+    return ("class",)
+
+
+def extension_expected(stem: Path) -> bool:
+    """Whether the C extension at *stem* (a path without suffix) must load here.
+
+    setup.py builds the extensions for CPython only.  Where
+    ``$PEP726HOOK_TEST_REQUIRE_EXTENSIONS`` is 0 one that was not built is
+    accepted, but one whose file is there must still load.
+    """
+    if sys.implementation.name != "cpython":
+        return False
+    if os.environ.get(REQUIRE_EXTENSIONS_VARIABLE, "1") != "0":
+        return True
+    return any(
+        stem.with_name(stem.name + suffix).is_file()
+        for suffix in importlib.machinery.EXTENSION_SUFFIXES
+    )
 
 
 ENGINES = pep726hook.available_engines()
+# The sys.path entry the pep726hook under test was imported from (site-packages
+# of the test environment, or a source tree on PYTHONPATH).
+PACKAGE_ROOT = Path(pep726hook.__file__).resolve().parent.parent
 EXPECTED_ENGINES = expected_engines(Path(pep726hook.__file__).resolve().parent)
 
 
@@ -184,18 +208,53 @@ def describe(result: subprocess.CompletedProcess[str]) -> str:
     )
 
 
-def run_fresh_python(code: str, *args: str, timeout: float) -> subprocess.CompletedProcess[str]:
-    """Run *code* with *args* in a fresh interpreter of this environment and return the result.
+def _site_directories() -> set[Path]:
+    """The site-packages directories a fresh interpreter of this environment has on its path."""
+    directories = list(getattr(site, "getsitepackages", list)())
+    if site.ENABLE_USER_SITE:
+        directories.append(site.getusersitepackages())
+    return {Path(directory).resolve() for directory in directories}
 
-    For races and deadlocks: a hang costs *timeout*, never the test session.
+
+def run_fresh_python(
+    code: str, *args: str, timeout: float = TIMEOUT
+) -> subprocess.CompletedProcess[str]:
+    """Run dedented *code* with *args* in a fresh interpreter of this environment.
+
+    The child imports the pep726hook under test (from ``PACKAGE_ROOT``) and
+    none of the hook's variables of our environment.  For races, deadlocks and
+    crashes: a hang costs *timeout*, never the test session.
     """
+    env = clean_env()
+    if PACKAGE_ROOT not in _site_directories():
+        env["PYTHONPATH"] = str(PACKAGE_ROOT)  # a source tree, say: found only this way
     return subprocess.run(
-        [sys.executable, "-c", code, *args],
+        [sys.executable, "-c", textwrap.dedent(code), *args],
         check=False,
         capture_output=True,
         text=True,
+        env=env,
         timeout=timeout,
     )
+
+
+def our_finders() -> list[object]:
+    """pep726hook's finders on sys.meta_path, recognised by class name as install() does."""
+    return [f for f in sys.meta_path if type(f).__name__ == "Pep726Finder"]
+
+
+# Seconds before a thread or child that has not finished counts as hung: long,
+# as it only turns a hang into a failure; no test asserts on timing.
+HANG_LIMIT = 120.0
+
+
+def join_or_fail(threads: Sequence[threading.Thread], limit: float = HANG_LIMIT) -> None:
+    """Join *threads*; fail the test, naming them, if any still runs after *limit* seconds."""
+    for thread in threads:
+        thread.join(limit)
+    hung = [thread.name for thread in threads if thread.is_alive()]
+    if hung:
+        pytest.fail(f"deadlock: {hung} still running after {limit:.0f}s")
 
 
 def write(path: Path, source: str) -> Path:

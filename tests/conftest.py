@@ -7,10 +7,10 @@ import importlib
 import sys
 import textwrap
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import Iterator
 
 import pytest
-from _venv import ENGINES, EXPECTED_ENGINES, engines_problem
+from _venv import ENGINES, EXPECTED_ENGINES, WriteModule, engines_problem
 
 import pep726hook
 from pep726hook import _enable
@@ -75,7 +75,7 @@ def busy_switching() -> Iterator[None]:
 
 
 @pytest.fixture
-def write_module(tmp_path: Path) -> Callable[..., Path]:
+def write_module(tmp_path: Path) -> WriteModule:
     """Write ``name.py`` (or a package ``name/__init__.py``) into a directory on sys.path."""
     root = tmp_path / "modules"
     root.mkdir()

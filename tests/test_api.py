@@ -2,21 +2,21 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
 import sys
 import sysconfig
 import types
 
 import pytest
-from _venv import ENGINES, EXPECTED_ENGINES, WriteModule
+from _venv import (
+    ENGINES,
+    EXPECTED_ENGINES,
+    WriteModule,
+    describe,
+    our_finders,
+    run_fresh_python,
+)
 
 import pep726hook
-
-
-def our_finders() -> list[object]:
-    # By class name, as install() itself recognises them.
-    return [f for f in sys.meta_path if type(f).__name__ == "Pep726Finder"]
 
 
 def test_public_api_is_exactly_what_all_names() -> None:
@@ -37,11 +37,8 @@ def test_importing_the_package_loads_no_private_module() -> None:
         "pep726hook.install\n"
         "print('pep726hook._install' in sys.modules, 'install' in dir(pep726hook))\n"
     )
-    environment = {k: v for k, v in os.environ.items() if not k.startswith("PEP726HOOK")}
-    out = subprocess.run(
-        [sys.executable, "-c", code], env=environment, capture_output=True, text=True, check=True
-    ).stdout
-    assert out == "['pep726hook']\nTrue True\n"
+    result = run_fresh_python(code)
+    assert result.stdout == "['pep726hook']\nTrue True\n", describe(result)
 
 
 def test_unknown_attribute_raises_attribute_error() -> None:

@@ -13,7 +13,16 @@ from pathlib import Path
 from typing import Any, Callable
 
 import pytest
-from _venv import ENGINES, Venv, describe, run_fresh_python, write
+from _venv import (
+    ENGINES,
+    Venv,
+    WriteModule,
+    describe,
+    join_or_fail,
+    our_finders,
+    run_fresh_python,
+    write,
+)
 
 import pep726hook
 from pep726hook import _enable
@@ -42,10 +51,6 @@ sys.modules[__name__].during_body = 1
 """
 
 
-def _finders() -> list[object]:
-    return [f for f in sys.meta_path if type(f).__name__ == "Pep726Finder"]
-
-
 def _native_patched() -> bool:
     if not NATIVE:
         return False
@@ -63,7 +68,7 @@ def enable_engine(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatc
 
 
 @pytest.fixture
-def library(write_module: Callable[..., Path]) -> Callable[[str], Any]:
+def library(write_module: WriteModule) -> Callable[[str], Any]:
     """Write the LIBRARY module under a name and import it."""
 
     def make(name: str = "optlib") -> Any:
@@ -109,7 +114,7 @@ def test_enabled_module_calls_its_hooks_without_any_finder(
 
 
 def test_other_modules_keep_their_plain_class_and_imports(
-    enable_engine: str, library: Callable[[str], Any], write_module: Callable[..., Path]
+    enable_engine: str, library: Callable[[str], Any], write_module: WriteModule
 ) -> None:
     library("optlib")
     write_module("bystander", "x = 1\n")
@@ -118,7 +123,7 @@ def test_other_modules_keep_their_plain_class_and_imports(
     assert pep726hook.engine(bystander) in (None, "native")  # native: the type is shared
     bystander.x = 2
     assert bystander.x == 2
-    assert not _finders()
+    assert not our_finders()
 
 
 def test_enable_is_idempotent_by_name_and_by_object(
@@ -134,7 +139,7 @@ def test_enable_is_idempotent_by_name_and_by_object(
 
 
 def test_a_module_without_hooks_stays_enabled_and_finds_hooks_defined_later(
-    enable_engine: str, write_module: Callable[..., Path]
+    enable_engine: str, write_module: WriteModule
 ) -> None:
     write_module("nohooks", "import pep726hook\npep726hook.enable(__name__)\n")
     module = importlib.import_module("nohooks")
@@ -149,7 +154,7 @@ def test_a_module_without_hooks_stays_enabled_and_finds_hooks_defined_later(
 
 
 def test_package_init_opts_in_and_sees_its_submodule_stored(
-    enable_engine: str, write_module: Callable[..., Path]
+    enable_engine: str, write_module: WriteModule
 ) -> None:
     write_module(
         "optpkg",
@@ -171,7 +176,7 @@ def test_package_init_opts_in_and_sees_its_submodule_stored(
 
 
 def test_lazily_loaded_module_opts_in_when_its_body_runs(
-    enable_engine: str, write_module: Callable[..., Path]
+    enable_engine: str, write_module: WriteModule
 ) -> None:
     write_module("lazyopt", LIBRARY)
     spec = importlib.util.find_spec("lazyopt")
@@ -202,7 +207,7 @@ def test_bad_arguments_are_refused_and_leave_nothing_behind(enable_engine: str) 
 
 
 def test_invalid_engine_variable_warns_and_never_fails_the_import(
-    monkeypatch: pytest.MonkeyPatch, write_module: Callable[..., Path]
+    monkeypatch: pytest.MonkeyPatch, write_module: WriteModule
 ) -> None:
     monkeypatch.setenv("PEP726HOOK_ENGINE", "fast")
     write_module("badvar", LIBRARY)
@@ -215,7 +220,7 @@ def test_invalid_engine_variable_warns_and_never_fails_the_import(
 
 def test_invalid_engine_variable_never_fails_the_import_under_w_error(
     monkeypatch: pytest.MonkeyPatch,
-    write_module: Callable[..., Path],
+    write_module: WriteModule,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     monkeypatch.setenv("PEP726HOOK_ENGINE", "fast")
@@ -240,7 +245,7 @@ def test_native_engine_variable_where_unavailable_warns_and_uses_class(
 
 
 def test_uninstall_leaves_opted_in_modules_hooked(
-    engine: str, library: Callable[[str], Any], write_module: Callable[..., Path]
+    engine: str, library: Callable[[str], Any], write_module: WriteModule
 ) -> None:
     write_module("plainhooks", "def __setattr__(name, value):\n    raise AttributeError(name)\n")
     plain = importlib.import_module("plainhooks")
@@ -310,7 +315,7 @@ def test_native_request_where_unavailable_says_why_even_after_an_opt_in() -> Non
 
 
 def test_enable_after_install_uses_the_installed_engine(
-    engine: str, write_module: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
+    engine: str, write_module: WriteModule, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     other = "class" if engine == "native" else "native"
     monkeypatch.setenv("PEP726HOOK_ENGINE", other)  # the active engine wins over the variable
@@ -322,7 +327,7 @@ def test_enable_after_install_uses_the_installed_engine(
 
 
 def test_class_engine_does_not_downgrade_an_opted_in_module_without_hooks(
-    write_module: Callable[..., Path],
+    write_module: WriteModule,
 ) -> None:
     with pep726hook.install("class"):
         write_module("bare", "import pep726hook\npep726hook.enable(__name__)\n")
@@ -385,7 +390,7 @@ def test_class_assigned_after_enable_keeps_the_hooks(enable_engine: str) -> None
 
 
 def test_threads_importing_opted_in_modules_concurrently(
-    enable_engine: str, write_module: Callable[..., Path]
+    enable_engine: str, write_module: WriteModule
 ) -> None:
     names = [f"threadlib{i}" for i in range(6)]
     for name in names:
@@ -404,16 +409,14 @@ def test_threads_importing_opted_in_modules_concurrently(
     threads = [threading.Thread(target=worker, args=(i,)) for i in range(12)]
     for thread in threads:
         thread.start()
-    for thread in threads:
-        thread.join(60)
-    assert not [thread.name for thread in threads if thread.is_alive()], "deadlock"
+    join_or_fail(threads)
     assert not errors
     for index, name in enumerate(names):
         module = sys.modules[name]
         assert pep726hook.engine(module) == enable_engine
         stored = {entry[1] for entry in module.log}
         assert {f"t{index}", f"t{index + 6}", "during_body"} <= stored
-    assert not _finders()
+    assert not our_finders()
 
 
 def test_enable_races_install_and_uninstall(enable_engine: str) -> None:
@@ -436,7 +439,7 @@ def test_enable_races_install_and_uninstall(enable_engine: str) -> None:
             pep726hook.enable(module)
     finally:
         stop.set()
-        thread.join(60)
+        join_or_fail([thread])
     assert not errors
     pep726hook.uninstall()
     for module in modules:

@@ -24,17 +24,10 @@ from pathlib import Path
 from typing import Any, Iterator
 
 import pytest
-from _venv import WriteModule
+from _venv import RECORDING_MODULE, WriteModule
 
 import pep726hook
 from pep726hook._finder import ExecModuleWrapper, LoadModuleWrapper, Pep726Finder
-
-HOOKED = """
-calls = []
-def __setattr__(name, value):
-    calls.append(name)
-    globals()[name] = value
-"""
 
 
 @pytest.fixture
@@ -97,7 +90,7 @@ def test_module_served_by_a_later_custom_finder_gets_its_hooks(engine: str) -> N
 
     https://github.com/beartype/beartype/issues/556, https://github.com/pypa/setuptools/issues/3557
     """
-    sys.meta_path.append(DictFinder({"from_dict_finder": HOOKED}))
+    sys.meta_path.append(DictFinder({"from_dict_finder": RECORDING_MODULE}))
     module = importlib.import_module("from_dict_finder")
     module.x = 1
     assert module.calls == ["x"]
@@ -108,7 +101,7 @@ def test_manual_find_spec_and_exec_module_give_hooks(
     engine: str, write_module: WriteModule
 ) -> None:
     """As pytest's --import-mode=importlib does: find_spec, module_from_spec, exec_module."""
-    path = write_module("manually_loaded", HOOKED)
+    path = write_module("manually_loaded", RECORDING_MODULE)
     spec = None
     for finder in sys.meta_path:
         spec = finder.find_spec("manually_loaded", [str(path.parent)])
@@ -124,7 +117,7 @@ def test_manual_find_spec_and_exec_module_give_hooks(
     assert type(module.__loader__) is importlib.machinery.SourceFileLoader
 
 
-@pytest.mark.parametrize("source", [HOOKED, "x = 1\n"], ids=["hooked", "plain"])
+@pytest.mark.parametrize("source", [RECORDING_MODULE, "x = 1\n"], ids=["hooked", "plain"])
 def test_loader_attributes_are_the_real_loader_after_import(
     engine: str, write_module: WriteModule, source: str
 ) -> None:
@@ -144,7 +137,7 @@ def test_loader_attributes_are_real_while_the_body_runs(
 ) -> None:
     write_module(
         "loader_during",
-        HOOKED + "seen = (type(__loader__).__name__, type(__spec__.loader).__name__)\n",
+        RECORDING_MODULE + "seen = (type(__loader__).__name__, type(__spec__.loader).__name__)\n",
     )
     import loader_during  # type: ignore[import-not-found]
 
@@ -156,7 +149,7 @@ def test_runpy_run_module_sees_the_real_loader(engine: str, write_module: WriteM
 
     https://github.com/GrahamDumpleton/wrapt/issues/238, https://github.com/PythonCharmers/python-future/issues/332
     """
-    write_module("run_as_main", HOOKED + "loader_type = type(__loader__).__name__\n")
+    write_module("run_as_main", RECORDING_MODULE + "loader_type = type(__loader__).__name__\n")
     namespace = runpy.run_module("run_as_main", run_name="__main__")
     assert namespace["loader_type"] == "SourceFileLoader"
     assert type(namespace["__spec__"].loader) is importlib.machinery.SourceFileLoader
@@ -202,7 +195,7 @@ def test_wrapper_offers_only_the_loading_methods_the_real_loader_has(
 
     https://github.com/pypa/virtualenv/issues/1690 (wrapt 1.14.1 advertised it)
     """
-    legacy = LoadModuleOnlyLoader(HOOKED)
+    legacy = LoadModuleOnlyLoader(RECORDING_MODULE)
     sys.meta_path.append(LegacyFinder("legacy_loaded", legacy))
     spec = class_engine.find_spec("legacy_loaded", None)
     assert isinstance(spec.loader, LoadModuleWrapper)
@@ -238,7 +231,7 @@ def test_wrapper_of_an_exec_module_loader_offers_no_load_module(
     choice; wrapt 1.14.1 advertised a method the loader lacked:
     https://github.com/pypa/virtualenv/issues/1690
     """
-    modern = ExecModuleOnlyLoader(HOOKED)
+    modern = ExecModuleOnlyLoader(RECORDING_MODULE)
     sys.meta_path.append(LegacyFinder("modern_loaded", modern))
     spec = class_engine.find_spec("modern_loaded", None)
     assert isinstance(spec.loader, ExecModuleWrapper)
@@ -254,7 +247,7 @@ def test_load_module_only_loader_fails_or_loads_exactly_as_without_us() -> None:
 
     https://github.com/python/cpython/issues/97850
     """
-    legacy = LoadModuleOnlyLoader(HOOKED)
+    legacy = LoadModuleOnlyLoader(RECORDING_MODULE)
     sys.meta_path.append(LegacyFinder("legacy_loaded", legacy))
 
     def outcome() -> tuple[str, str]:
@@ -290,7 +283,7 @@ def test_resources_work_during_and_after_execution(engine: str, write_module: Wr
     """
     package = write_module(
         "with_data",
-        HOOKED + "import pkgutil\n" + "during = pkgutil.get_data(__name__, 'data.txt')\n",
+        RECORDING_MODULE + "import pkgutil\n" + "during = pkgutil.get_data(__name__, 'data.txt')\n",
         package=True,
     )
     (package.parent / "data.txt").write_text("payload", encoding="utf-8")
@@ -310,7 +303,7 @@ def test_namespace_packages_pass_through_and_their_portions_get_hooks(
 
     https://github.com/brettlangdon/importhook/issues/6
     """
-    write_module("namespace_pkg.portion", HOOKED)
+    write_module("namespace_pkg.portion", RECORDING_MODULE)
     namespace = importlib.import_module("namespace_pkg")
     assert namespace.__file__ is None or not namespace.__file__.endswith(".py")
     assert type(namespace) is types.ModuleType
@@ -333,7 +326,7 @@ def test_finders_without_find_spec_are_handled_as_importlib_does(
 
         def find_module(self, fullname: str, path: Any = None) -> Any:
             self.asked.append(fullname)
-            return LoadModuleOnlyLoader(HOOKED) if fullname == "old_style" else None
+            return LoadModuleOnlyLoader(RECORDING_MODULE) if fullname == "old_style" else None
 
     old = FindModuleOnly()
     sys.meta_path.insert(1, old)
@@ -354,8 +347,8 @@ def test_threads_importing_modules_that_import_each_other_finish(
 
     https://github.com/GrahamDumpleton/wrapt/pull/217
     """
-    write_module("ping", HOOKED + "import time\ntime.sleep(0.05)\nimport pong\n")
-    write_module("pong", HOOKED + "import time\ntime.sleep(0.05)\nimport ping\n")
+    write_module("ping", RECORDING_MODULE + "import time\ntime.sleep(0.05)\nimport pong\n")
+    write_module("pong", RECORDING_MODULE + "import time\ntime.sleep(0.05)\nimport ping\n")
     errors: list[BaseException] = []
 
     def run(name: str) -> None:
@@ -406,7 +399,7 @@ def test_lookup_reentering_for_the_same_name_does_not_recurse(
             finally:
                 self.asking = False
 
-    write_module("asked_twice", HOOKED)
+    write_module("asked_twice", RECORDING_MODULE)
     sys.meta_path.insert(1, AsksAgain())
     spec = class_engine.find_spec("asked_twice", None)
     assert isinstance(spec.loader, ExecModuleWrapper)
@@ -463,7 +456,7 @@ def test_extension_modules_import_through_the_wrapper(engine: str) -> None:
 def test_traceback_of_a_failing_body_shows_no_wrapper_frames(
     engine: str, write_module: WriteModule
 ) -> None:
-    path = write_module("raises_in_body", HOOKED + "raise ValueError('from the body')\n")
+    path = write_module("raises_in_body", RECORDING_MODULE + "raise ValueError('from the body')\n")
     with pytest.raises(ValueError, match="from the body") as caught:
         import raises_in_body  # type: ignore[import-not-found]  # noqa: F401
     files = [frame.filename for frame in traceback.extract_tb(caught.value.__traceback__)]
@@ -473,7 +466,7 @@ def test_traceback_of_a_failing_body_shows_no_wrapper_frames(
 def test_hooked_module_in_a_zip_file_gets_its_hooks(engine: str, tmp_path: Path) -> None:
     archive = tmp_path / "modules.zip"
     with zipfile.ZipFile(archive, "w") as zipped:
-        zipped.writestr("zipped_hooked.py", HOOKED)
+        zipped.writestr("zipped_hooked.py", RECORDING_MODULE)
     sys.path.insert(0, str(archive))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", (DeprecationWarning, ImportWarning))

@@ -23,20 +23,9 @@ import weakref
 from typing import Any
 
 import pytest
-from _venv import ENGINES, WriteModule, run_fresh_python
+from _venv import ENGINES, HANG_LIMIT, WriteModule, join_or_fail, run_fresh_python
 
 import pep726hook
-
-HANG_LIMIT = 60.0  # seconds before a thread or child that has not finished counts as hung
-
-
-def join_all(threads: list[threading.Thread]) -> None:
-    for thread in threads:
-        thread.join(HANG_LIMIT)
-    hung = [thread.name for thread in threads if thread.is_alive()]
-    if hung:
-        pytest.fail(f"deadlock: {hung} still running after {HANG_LIMIT:.0f}s")
-
 
 # --- a module without hooks is a plain module while its body runs -------------------------
 
@@ -197,7 +186,7 @@ def test_thread_started_by_a_module_body_stores_safely_after_the_import(
     for _ in range(2000):
         module.other = 0
     module.stop.set()
-    join_all([module.worker])
+    join_or_fail([module.worker])
     assert module.errors == []
 
 
@@ -239,7 +228,7 @@ def test_stores_on_an_upgraded_module_survive_install_and_uninstall_in_another_t
     threads.append(threading.Thread(target=churn, daemon=True))
     for thread in threads:
         thread.start()
-    join_all(threads)
+    join_or_fail(threads)
     assert errors == []
 
 
@@ -321,6 +310,11 @@ import os, sys, threading, time, warnings
 import pep726hook
 warnings.simplefilter("ignore", DeprecationWarning)  # 3.12+: fork() with threads
 engine = sys.argv[1]
+# Once first, so that the package's own modules are imported before any fork:
+# a child forked while another thread imports a module waits for ever on that
+# module's import lock, with or without pep726hook.
+with pep726hook.install(engine):
+    pass
 stop = threading.Event()
 def churn():
     while not stop.is_set():
@@ -733,7 +727,7 @@ def test_threads_composing_one_class_at_once_all_get_the_first_stored(
     ]
     for thread in threads:
         thread.start()
-    join_all(threads)
+    join_or_fail(threads)
     assert len(made) == threads_count
     assert len(got) == threads_count
     assert all(cls is got[0] for cls in got)

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from _venv import ROOT, Venv, describe, editable_venv, make_venv, write
+from _venv import RECORDING_MODULE, ROOT, Venv, describe, editable_venv, make_venv, write
 
 PTH = "pep726hook.pth"
 START = "pep726hook.start"
@@ -25,13 +25,6 @@ import importlib, sys
 for entry in open(sys.argv[1]).read().split():
     module, _, function = entry.partition(":")
     getattr(importlib.import_module(module), function)()
-"""
-
-HELPER = """\
-calls = []
-def __setattr__(name, value):
-    calls.append(name)
-    globals()[name] = value
 """
 
 CHECK = (
@@ -67,7 +60,7 @@ def start_entry_code(venv: Venv, tmp_path: Path) -> str:
 
 
 def test_start_entry_point_activates(venv: Venv, tmp_path: Path) -> None:
-    write(tmp_path / "helper.py", HELPER)
+    write(tmp_path / "helper.py", RECORDING_MODULE)
     code = start_entry_code(venv, tmp_path) + CHECK.replace("; ", "\n")
     # -S: the .pth does not run, so only the entry point can have installed the hook.
     out = venv.check_python(
@@ -233,7 +226,7 @@ def test_sub_interpreters_main_stays_a_plain_module(venv: Venv, venv_engine: str
 def test_variable_set_activates_with_the_named_engine(
     venv: Venv, venv_engine: str, tmp_path: Path
 ) -> None:
-    write(tmp_path / "helper.py", HELPER)
+    write(tmp_path / "helper.py", RECORDING_MODULE)
     result = venv.run_python(
         ["-c", CHECK], env={"PEP726HOOK": "1", "PEP726HOOK_ENGINE": venv_engine}, cwd=tmp_path
     )
@@ -313,7 +306,7 @@ def test_native_start_up_patch_is_the_installation_once_install_is_imported(venv
 
 def test_activation_is_idempotent(venv: Venv, venv_engine: str, tmp_path: Path) -> None:
     # coverage#340: site runs a venv's .pth lines twice before 3.15.
-    write(tmp_path / "helper.py", HELPER)
+    write(tmp_path / "helper.py", RECORDING_MODULE)
     code = (
         "import site, sys\n"
         f"site.addsitedir({str(venv.site_packages)!r})\n"
@@ -378,7 +371,7 @@ def test_editable_install_activates_too(
     assert (venv.site_packages / PTH).is_file()
     assert (venv.site_packages / START).is_file() == SHIPS_START
     assert (venv.site_packages / SHIM).is_file() == SHIPS_START
-    write(tmp_path / "helper.py", HELPER)
+    write(tmp_path / "helper.py", RECORDING_MODULE)
     result = venv.run_python(["-c", CHECK], env={"PEP726HOOK": "1"}, cwd=tmp_path)
     assert result.returncode == 0, describe(result)
     assert result.stdout.startswith("True ")

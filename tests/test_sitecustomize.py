@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from _venv import Venv, describe, write
+from _venv import RECORDING_MODULE, Venv, describe, write
 
 # The two lines docs/activation.md tells people to put in sitecustomize.py.
 RECIPE = """\
@@ -12,17 +12,9 @@ import pep726hook
 pep726hook.install()
 """
 
-HELPER = """\
-calls = []
-def __setattr__(name, value):
-    calls.append(name)
-    globals()[name] = value
-"""
-
-
 def test_sitecustomize_recipe(venv: Venv, tmp_path: Path) -> None:
     write(tmp_path / "custom" / "sitecustomize.py", RECIPE)
-    write(tmp_path / "helper.py", HELPER)
+    write(tmp_path / "helper.py", RECORDING_MODULE)
     code = (
         "import sys, sitecustomize, pep726hook, helper\n"
         "helper.x = 1\n"
