@@ -7,24 +7,47 @@ built beforehand, to skip the build.  pytest and its dependencies are made
 importable in the venv by a ``.pth`` line listing the directories they come
 from, appended after the venv's own site-packages, so the venv's pep726hook
 always wins.
+
+It also holds what several test files share: the engines this interpreter must
+offer, worked out without asking pep726hook (``EXPECTED_ENGINES``), and small
+helpers for writing modules and running fresh interpreters.
 """
 
 from __future__ import annotations
 
 import contextlib
+import importlib.machinery
 import os
 import shutil
 import signal
+import site
 import subprocess
 import sys
+import sysconfig
 import textwrap
+import threading
+import time
 from pathlib import Path
-from typing import Iterator, Mapping, Sequence
+from typing import Callable, Iterator, Mapping, Sequence
 
 import pytest
 
+import pep726hook
+
 ROOT = Path(__file__).resolve().parent.parent
 ENGINE_PARAMS = ("class", "native")
+# The ``write_module`` fixture of conftest.py: write_module(name, source, package=False).
+WriteModule = Callable[..., Path]
+# A module that records the names its __setattr__ hook sees in ``calls``.
+RECORDING_MODULE = """\
+calls = []
+def __setattr__(name, value):
+    calls.append(name)
+    globals()[name] = value
+"""
+# Set to 0 where the C extensions may legitimately be missing (a CPython with no
+# compiler); unset or 1, CPython with the GIL must have the native engine.
+REQUIRE_EXTENSIONS_VARIABLE = "PEP726HOOK_TEST_REQUIRE_EXTENSIONS"
 TIMEOUT = 180
 _IGNORED = shutil.ignore_patterns(
     ".git", "build", "dist", "*.egg-info", "__pycache__", ".nox", ".venv*", "*.so", ".*_cache"
@@ -117,6 +140,62 @@ class Venv:
         return result.stdout
 
 
+def expected_engines(package_directory: Path) -> tuple[str, ...]:
+    """The engines a pep726hook installed at *package_directory* must offer in this interpreter.
+
+    Worked out from the interpreter and the files on disk, never by asking
+    pep726hook, so that a native engine that failed to build or to load fails
+    the tests instead of quietly leaving only the class engine's tests to run.
+    setup.py builds the native engine for CPython with the GIL only.  Where
+    ``$PEP726HOOK_TEST_REQUIRE_EXTENSIONS`` is 0, a missing extension file is
+    accepted, but an extension file that is present must load.
+    """
+    if sysconfig.get_config_var("Py_GIL_DISABLED"):
+        return ("class",)
+    if extension_expected(package_directory / "_native"):
+        return ("native", "class")
+    return ("class",)
+
+
+def extension_expected(stem: Path) -> bool:
+    """Whether the C extension at *stem* (a path without suffix) must load here.
+
+    setup.py builds the extensions for CPython only.  Where
+    ``$PEP726HOOK_TEST_REQUIRE_EXTENSIONS`` is 0 one that was not built is
+    accepted, but one whose file is there must still load.
+    """
+    if sys.implementation.name != "cpython":
+        return False
+    if os.environ.get(REQUIRE_EXTENSIONS_VARIABLE, "1") != "0":
+        return True
+    return any(
+        stem.with_name(stem.name + suffix).is_file()
+        for suffix in importlib.machinery.EXTENSION_SUFFIXES
+    )
+
+
+ENGINES = pep726hook.available_engines()
+# The sys.path entry the pep726hook under test was imported from (site-packages
+# of the test environment, or a source tree on PYTHONPATH).
+PACKAGE_ROOT = Path(pep726hook.__file__).resolve().parent.parent
+EXPECTED_ENGINES = expected_engines(Path(pep726hook.__file__).resolve().parent)
+
+
+def engines_problem(engines: Sequence[str], expected: Sequence[str]) -> str | None:
+    """Why *engines* (what pep726hook reports) is wrong here, or None if it is *expected*."""
+    if tuple(engines) == tuple(expected):
+        return None
+    hint = ""
+    if "native" in expected and "native" not in engines:
+        hint = (
+            "; the native engine's C extension did not build or does not load "
+            "(`pep726hook info` says why; reinstall with `pip install -v .` to see "
+            f"the compiler's output, or set ${REQUIRE_EXTENSIONS_VARIABLE}=0 where "
+            "no compiler is available)"
+        )
+    return f"pep726hook offers the engines {tuple(engines)!r}, expected {tuple(expected)!r}{hint}"
+
+
 def clean_env() -> dict[str, str]:
     """Our environment minus what would steer a child Python (PYTHONPATH, the hook's variables)."""
     return {k: v for k, v in os.environ.items() if k not in _SCRUBBED}
@@ -130,18 +209,55 @@ def describe(result: subprocess.CompletedProcess[str]) -> str:
     )
 
 
-def run_fresh_python(code: str, *args: str, timeout: float) -> subprocess.CompletedProcess[str]:
-    """Run *code* with *args* in a fresh interpreter of this environment and return the result.
+def _site_directories() -> set[Path]:
+    """The site-packages directories a fresh interpreter of this environment has on its path."""
+    directories = list(getattr(site, "getsitepackages", list)())
+    if site.ENABLE_USER_SITE:
+        directories.append(site.getusersitepackages())
+    return {Path(directory).resolve() for directory in directories}
 
-    For races and deadlocks: a hang costs *timeout*, never the test session.
+
+def run_fresh_python(
+    code: str, *args: str, timeout: float = TIMEOUT
+) -> subprocess.CompletedProcess[str]:
+    """Run dedented *code* with *args* in a fresh interpreter of this environment.
+
+    The child imports the pep726hook under test (from ``PACKAGE_ROOT``) and
+    none of the hook's variables of our environment.  For races, deadlocks and
+    crashes: a hang costs *timeout*, never the test session.
     """
+    env = clean_env()
+    if PACKAGE_ROOT not in _site_directories():
+        env["PYTHONPATH"] = str(PACKAGE_ROOT)  # a source tree, say: found only this way
     return subprocess.run(
-        [sys.executable, "-c", code, *args],
+        [sys.executable, "-c", textwrap.dedent(code), *args],
         check=False,
         capture_output=True,
         text=True,
+        env=env,
         timeout=timeout,
     )
+
+
+def our_finders() -> list[object]:
+    """pep726hook's finders on sys.meta_path, recognised by class name as install() does."""
+    return [f for f in sys.meta_path if type(f).__name__ == "Pep726Finder"]
+
+
+# Seconds before threads or a child that have not finished count as hung: long,
+# as this only turns a hang into a failure (no test asserts on timing), and
+# PyPy on a busy machine takes minutes for the thread-switching tests.
+HANG_LIMIT = 300.0
+
+
+def join_or_fail(threads: Sequence[threading.Thread], limit: float = HANG_LIMIT) -> None:
+    """Join *threads*; fail the test, naming them, if any still runs *limit* seconds from now."""
+    deadline = time.monotonic() + limit
+    for thread in threads:
+        thread.join(max(0.0, deadline - time.monotonic()))
+    hung = [thread.name for thread in threads if thread.is_alive()]
+    if hung:
+        pytest.fail(f"deadlock: {hung} still running after {limit:.0f}s")
 
 
 def write(path: Path, source: str) -> Path:
@@ -224,8 +340,20 @@ def _pytest_directories() -> list[str]:
     return directories
 
 
+_ENGINE_PROBE = (
+    "import os, pep726hook\n"
+    "print(os.path.dirname(os.path.realpath(pep726hook.__file__)))\n"
+    "print(*pep726hook.available_engines(), sep='\\n')\n"
+)
+
+
 def make_venv(path: Path, install: Sequence[str]) -> Venv:
-    """Create a venv of the running interpreter at *path* and pip-install *install* into it."""
+    """Create a venv of the running interpreter at *path* and pip-install *install* into it.
+
+    With something installed (pep726hook, as every caller here installs), the
+    venv's engines are probed and must be :func:`expected_engines`; without,
+    ``engines`` stays empty.
+    """
     result = subprocess.run(
         [sys.executable, "-m", "venv", "--without-pip", str(path)],
         capture_output=True,
@@ -261,11 +389,15 @@ def make_venv(path: Path, install: Sequence[str]) -> Venv:
     (venv.site_packages / "zzz_pep726hook_tests_pytest.pth").write_text(
         "\n".join(_pytest_directories()) + "\n", encoding="utf-8"
     )
-    engines = venv.run_python(
-        ["-c", "import pep726hook; print(' '.join(pep726hook.available_engines()))"]
-    )
-    if engines.returncode == 0:
-        venv.engines = tuple(engines.stdout.split())
+    if install:
+        # A failed probe must fail every test that uses the venv, never leave
+        # it with no engines and so skip them all.
+        probe = venv.run_python(["-c", _ENGINE_PROBE])
+        assert probe.returncode == 0, "the engine probe failed in the test venv\n" + describe(probe)
+        package_directory, *engines = probe.stdout.splitlines()
+        venv.engines = tuple(engines)
+        problem = engines_problem(venv.engines, expected_engines(Path(package_directory)))
+        assert problem is None, f"in the test venv: {problem}\n" + describe(probe)
     return venv
 
 

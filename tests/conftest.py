@@ -7,14 +7,21 @@ import importlib
 import sys
 import textwrap
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import Iterator
 
 import pytest
+from _venv import ENGINES, EXPECTED_ENGINES, WriteModule, engines_problem
 
 import pep726hook
 from pep726hook import _state
 
-ENGINES = pep726hook.available_engines()
+
+def pytest_configure(config: pytest.Config) -> None:
+    # Every engine-dependent test is parametrised over ENGINES: if an engine
+    # were missing, its tests would vanish and the run would still pass.
+    problem = engines_problem(ENGINES, EXPECTED_ENGINES)
+    if problem is not None:
+        raise pytest.UsageError(problem)
 
 
 def pytest_report_header() -> str:
@@ -59,7 +66,16 @@ def engine(request: pytest.FixtureRequest) -> Iterator[str]:
 
 
 @pytest.fixture
-def write_module(tmp_path: Path) -> Callable[..., Path]:
+def busy_switching() -> Iterator[None]:
+    """Switch threads as often as possible, to shake out races."""
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    yield
+    sys.setswitchinterval(interval)
+
+
+@pytest.fixture
+def write_module(tmp_path: Path) -> WriteModule:
     """Write ``name.py`` (or a package ``name/__init__.py``) into a directory on sys.path."""
     root = tmp_path / "modules"
     root.mkdir()

@@ -7,14 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from _venv import Venv, describe, write
-
-HELPER = """\
-calls = []
-def __setattr__(name, value):
-    calls.append(name)
-    globals()[name] = value
-"""
+from _venv import RECORDING_MODULE, Venv, describe, write
 
 # Each mode starts one child and reports what the child saw: whether the hook
 # was on, with which engine, and whether a module defining a hook got it.
@@ -76,7 +69,7 @@ def test_children_get_the_hook(venv: Venv, venv_engine: str, tmp_path: Path, mod
         # PyPy 3.9's ProcessPoolExecutor.submit calls a method it lacks for
         # non-fork contexts, with or without pep726hook.
         pytest.skip("PyPy's ProcessPoolExecutor cannot use the spawn context")
-    write(tmp_path / "helper.py", HELPER)
+    write(tmp_path / "helper.py", RECORDING_MODULE)
     script = write(tmp_path / "parent.py", PARENT)
     result = venv.run(["pep726hook", "--engine", venv_engine, str(script), mode], cwd=tmp_path)
     assert result.returncode == 0, describe(result)
@@ -92,7 +85,7 @@ def test_children_get_the_hook(venv: Venv, venv_engine: str, tmp_path: Path, mod
 
 
 def test_children_of_a_plain_run_do_not_get_the_hook(venv: Venv, tmp_path: Path) -> None:
-    write(tmp_path / "helper.py", HELPER)
+    write(tmp_path / "helper.py", RECORDING_MODULE)
     script = write(tmp_path / "parent.py", PARENT)
     result = venv.run(["python", str(script), "spawn"], cwd=tmp_path)
     assert result.returncode == 0, describe(result)

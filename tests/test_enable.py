@@ -13,12 +13,20 @@ from pathlib import Path
 from typing import Any, Callable
 
 import pytest
-from _venv import Venv, describe, run_fresh_python, write
+from _venv import (
+    ENGINES,
+    Venv,
+    WriteModule,
+    describe,
+    join_or_fail,
+    our_finders,
+    run_fresh_python,
+    write,
+)
 
 import pep726hook
 from pep726hook import _enable
 
-ENGINES = pep726hook.available_engines()
 NATIVE = "native" in ENGINES
 
 # A library module: a guard hook, then the opt-in, then a store in its own body.
@@ -43,10 +51,6 @@ sys.modules[__name__].during_body = 1
 """
 
 
-def _finders() -> list[object]:
-    return [f for f in sys.meta_path if type(f).__name__ == "Pep726Finder"]
-
-
 def _native_patched() -> bool:
     if not NATIVE:
         return False
@@ -64,7 +68,7 @@ def enable_engine(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatc
 
 
 @pytest.fixture
-def library(write_module: Callable[..., Path]) -> Callable[[str], Any]:
+def library(write_module: WriteModule) -> Callable[[str], Any]:
     """Write the LIBRARY module under a name and import it."""
 
     def make(name: str = "optlib") -> Any:
@@ -110,7 +114,7 @@ def test_enabled_module_calls_its_hooks_without_any_finder(
 
 
 def test_other_modules_keep_their_plain_class_and_imports(
-    enable_engine: str, library: Callable[[str], Any], write_module: Callable[..., Path]
+    enable_engine: str, library: Callable[[str], Any], write_module: WriteModule
 ) -> None:
     library("optlib")
     write_module("bystander", "x = 1\n")
@@ -119,7 +123,7 @@ def test_other_modules_keep_their_plain_class_and_imports(
     assert pep726hook.engine(bystander) in (None, "native")  # native: the type is shared
     bystander.x = 2
     assert bystander.x == 2
-    assert not _finders()
+    assert not our_finders()
 
 
 def test_enable_is_idempotent_by_name_and_by_object(
@@ -135,7 +139,7 @@ def test_enable_is_idempotent_by_name_and_by_object(
 
 
 def test_a_module_without_hooks_stays_enabled_and_finds_hooks_defined_later(
-    enable_engine: str, write_module: Callable[..., Path]
+    enable_engine: str, write_module: WriteModule
 ) -> None:
     write_module("nohooks", "import pep726hook\npep726hook.enable(__name__)\n")
     module = importlib.import_module("nohooks")
@@ -150,7 +154,7 @@ def test_a_module_without_hooks_stays_enabled_and_finds_hooks_defined_later(
 
 
 def test_package_init_opts_in_and_sees_its_submodule_stored(
-    enable_engine: str, write_module: Callable[..., Path]
+    enable_engine: str, write_module: WriteModule
 ) -> None:
     write_module(
         "optpkg",
@@ -172,7 +176,7 @@ def test_package_init_opts_in_and_sees_its_submodule_stored(
 
 
 def test_lazily_loaded_module_opts_in_when_its_body_runs(
-    enable_engine: str, write_module: Callable[..., Path]
+    enable_engine: str, write_module: WriteModule
 ) -> None:
     write_module("lazyopt", LIBRARY)
     spec = importlib.util.find_spec("lazyopt")
@@ -203,7 +207,7 @@ def test_bad_arguments_are_refused_and_leave_nothing_behind(enable_engine: str) 
 
 
 def test_invalid_engine_variable_warns_and_never_fails_the_import(
-    monkeypatch: pytest.MonkeyPatch, write_module: Callable[..., Path]
+    monkeypatch: pytest.MonkeyPatch, write_module: WriteModule
 ) -> None:
     monkeypatch.setenv("PEP726HOOK_ENGINE", "fast")
     write_module("badvar", LIBRARY)
@@ -216,7 +220,7 @@ def test_invalid_engine_variable_warns_and_never_fails_the_import(
 
 def test_invalid_engine_variable_never_fails_the_import_under_w_error(
     monkeypatch: pytest.MonkeyPatch,
-    write_module: Callable[..., Path],
+    write_module: WriteModule,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     monkeypatch.setenv("PEP726HOOK_ENGINE", "fast")
@@ -241,7 +245,7 @@ def test_native_engine_variable_where_unavailable_warns_and_uses_class(
 
 
 def test_uninstall_leaves_opted_in_modules_hooked(
-    engine: str, library: Callable[[str], Any], write_module: Callable[..., Path]
+    engine: str, library: Callable[[str], Any], write_module: WriteModule
 ) -> None:
     write_module("plainhooks", "def __setattr__(name, value):\n    raise AttributeError(name)\n")
     plain = importlib.import_module("plainhooks")
@@ -257,7 +261,7 @@ def test_uninstall_leaves_opted_in_modules_hooked(
     assert plain.x == 1
 
 
-def test_install_after_enable_reuses_its_engine_and_refuses_the_other(
+def test_install_after_enable_reuses_its_engine(
     enable_engine: str, library: Callable[[str], Any], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     module = library("optlib")
@@ -266,12 +270,25 @@ def test_install_after_enable_reuses_its_engine_and_refuses_the_other(
         assert installation.engine == enable_engine
     assert pep726hook.install("auto").engine == enable_engine
     pep726hook.uninstall()
-    others = [name for name in ENGINES if name != enable_engine]
-    for other in others:
-        meta_path = list(sys.meta_path)
-        with pytest.raises(pep726hook.EngineUnavailableError, match=r"enable\(\) \(optlib\)"):
-            pep726hook.install(other)
-        assert sys.meta_path == meta_path and not pep726hook.is_installed()
+    module.still = 1
+    assert module.log[-1] == ("set", "still", 1)
+
+
+def test_install_after_enable_refuses_the_other_engine(
+    enable_engine: str, library: Callable[[str], Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    other = "class" if enable_engine == "native" else "native"
+    if other not in ENGINES:
+        pytest.skip(
+            f"only the {enable_engine} engine runs here; "
+            "test_native_request_where_unavailable_says_why_even_after_an_opt_in covers it"
+        )
+    module = library("optlib")
+    monkeypatch.delenv("PEP726HOOK_ENGINE")
+    meta_path = list(sys.meta_path)
+    with pytest.raises(pep726hook.EngineUnavailableError, match=r"enable\(\) \(optlib\)"):
+        pep726hook.install(other)
+    assert sys.meta_path == meta_path and not pep726hook.is_installed()
     module.still = 1
     assert module.log[-1] == ("set", "still", 1)
 
@@ -296,7 +313,7 @@ def test_native_request_where_unavailable_says_why_even_after_an_opt_in() -> Non
 
 
 def test_enable_after_install_uses_the_installed_engine(
-    engine: str, write_module: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
+    engine: str, write_module: WriteModule, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     other = "class" if engine == "native" else "native"
     monkeypatch.setenv("PEP726HOOK_ENGINE", other)  # the active engine wins over the variable
@@ -308,7 +325,7 @@ def test_enable_after_install_uses_the_installed_engine(
 
 
 def test_class_engine_does_not_downgrade_an_opted_in_module_without_hooks(
-    write_module: Callable[..., Path],
+    write_module: WriteModule,
 ) -> None:
     with pep726hook.install("class"):
         write_module("bare", "import pep726hook\npep726hook.enable(__name__)\n")
@@ -371,7 +388,7 @@ def test_class_assigned_after_enable_keeps_the_hooks(enable_engine: str) -> None
 
 
 def test_threads_importing_opted_in_modules_concurrently(
-    enable_engine: str, write_module: Callable[..., Path]
+    enable_engine: str, write_module: WriteModule
 ) -> None:
     names = [f"threadlib{i}" for i in range(6)]
     for name in names:
@@ -390,15 +407,14 @@ def test_threads_importing_opted_in_modules_concurrently(
     threads = [threading.Thread(target=worker, args=(i,)) for i in range(12)]
     for thread in threads:
         thread.start()
-    for thread in threads:
-        thread.join(60)
+    join_or_fail(threads)
     assert not errors
     for index, name in enumerate(names):
         module = sys.modules[name]
         assert pep726hook.engine(module) == enable_engine
         stored = {entry[1] for entry in module.log}
         assert {f"t{index}", f"t{index + 6}", "during_body"} <= stored
-    assert not _finders()
+    assert not our_finders()
 
 
 def test_enable_races_install_and_uninstall(enable_engine: str) -> None:
@@ -421,7 +437,7 @@ def test_enable_races_install_and_uninstall(enable_engine: str) -> None:
             pep726hook.enable(module)
     finally:
         stop.set()
-        thread.join(60)
+        join_or_fail([thread])
     assert not errors
     pep726hook.uninstall()
     for module in modules:
@@ -479,8 +495,9 @@ def test_enable_warns_only_after_releasing_the_install_lock(tmp_path: Path) -> N
 
 
 # Composing a class runs its metaclass and __init_subclass__: user code, which
-# may import.  Under the install lock it deadlocked against a module body
-# calling enable() (issue 13): composing happens outside the lock.
+# may import.  Under the install lock it would deadlock against a module body
+# calling enable(), which holds its module's import lock: composing happens
+# outside the install lock.
 _COMPOSER_THAT_IMPORTS = """
 import os, sys, threading, types
 sys.path.insert(0, sys.argv[1])
@@ -590,13 +607,17 @@ def test_install_and_uninstall_ignore_the_enable_module_while_it_initialises() -
     half_done = types.ModuleType(_enable.__name__)
     half_done.__spec__ = importlib.util.spec_from_loader(_enable.__name__, loader=None)
     half_done.__spec__._initializing = True  # type: ignore[union-attr]
+    attributes = set(vars(half_done))
     real = sys.modules[_enable.__name__]
     sys.modules[_enable.__name__] = half_done
     try:
-        with pep726hook.install():
-            pass
+        with pep726hook.install() as installation:
+            assert installation.installed_now
+            assert pep726hook.engine() == ENGINES[0]
+        assert not pep726hook.is_installed()
     finally:
         sys.modules[_enable.__name__] = real
+    assert set(vars(half_done)) == attributes  # neither read as opt-ins nor written to
 
 
 # ---- in a fresh process: plain python, the runner, PEP726HOOK=1, pytest ----

@@ -8,10 +8,10 @@ from pathlib import Path
 from typing import Iterator
 
 import pytest
+from _venv import ENGINES
 
 import pep726hook
 
-ENGINES = pep726hook.available_engines()
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
 EXPECTED_OUTPUT = {

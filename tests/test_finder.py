@@ -1,7 +1,7 @@
 """The finder and loader wrapper stay out of the way of everything else.
 
-One test per row of the "Loader wrapping" table in the shared pitfalls file,
-named by behaviour; the row number is in the docstring.  Tests that use the
+Most tests guard against a way the import hooks of other projects broke
+something; their docstrings link the public report.  Tests that use the
 ``engine`` fixture run under every engine; the ones about the wrapper itself
 use the class engine, the only one with a finder.
 """
@@ -21,21 +21,13 @@ import types
 import warnings
 import zipfile
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Iterator
 
 import pytest
+from _venv import RECORDING_MODULE, WriteModule
 
 import pep726hook
 from pep726hook._finder import ExecModuleWrapper, LoadModuleWrapper, Pep726Finder
-
-WriteModule = Callable[..., Path]
-
-HOOKED = """
-calls = []
-def __setattr__(name, value):
-    calls.append(name)
-    globals()[name] = value
-"""
 
 
 @pytest.fixture
@@ -79,7 +71,11 @@ class DictFinder(importlib.abc.MetaPathFinder):
 
 
 def test_every_later_finder_is_asked_with_path_and_target(class_engine: Pep726Finder) -> None:
-    """Row 1: delegate to every finder after ours, passing path and target."""
+    """Finders after ours are still asked, with path and target.
+
+    A front finder that asked only PathFinder bypassed pytest's assertion
+    rewriter: https://github.com/agronholm/typeguard/issues/230, https://github.com/beartype/beartype/issues/674
+    """
     first, second = RecordingFinder(), RecordingFinder()
     sys.meta_path[1:1] = [first]
     sys.meta_path.append(second)
@@ -90,8 +86,11 @@ def test_every_later_finder_is_asked_with_path_and_target(class_engine: Pep726Fi
 
 
 def test_module_served_by_a_later_custom_finder_gets_its_hooks(engine: str) -> None:
-    """Row 10: editable-install finders serve modules after PathFinder."""
-    sys.meta_path.append(DictFinder({"from_dict_finder": HOOKED}))
+    """Editable installs serve modules from a finder after PathFinder.
+
+    https://github.com/beartype/beartype/issues/556, https://github.com/pypa/setuptools/issues/3557
+    """
+    sys.meta_path.append(DictFinder({"from_dict_finder": RECORDING_MODULE}))
     module = importlib.import_module("from_dict_finder")
     module.x = 1
     assert module.calls == ["x"]
@@ -101,8 +100,8 @@ def test_module_served_by_a_later_custom_finder_gets_its_hooks(engine: str) -> N
 def test_manual_find_spec_and_exec_module_give_hooks(
     engine: str, write_module: WriteModule
 ) -> None:
-    """Row 3: pytest's --import-mode=importlib runs the finders and exec_module itself."""
-    path = write_module("manually_loaded", HOOKED)
+    """As pytest's --import-mode=importlib does: find_spec, module_from_spec, exec_module."""
+    path = write_module("manually_loaded", RECORDING_MODULE)
     spec = None
     for finder in sys.meta_path:
         spec = finder.find_spec("manually_loaded", [str(path.parent)])
@@ -118,11 +117,14 @@ def test_manual_find_spec_and_exec_module_give_hooks(
     assert type(module.__loader__) is importlib.machinery.SourceFileLoader
 
 
-@pytest.mark.parametrize("source", [HOOKED, "x = 1\n"], ids=["hooked", "plain"])
+@pytest.mark.parametrize("source", [RECORDING_MODULE, "x = 1\n"], ids=["hooked", "plain"])
 def test_loader_attributes_are_the_real_loader_after_import(
     engine: str, write_module: WriteModule, source: str
 ) -> None:
-    """Row 4: __loader__ and __spec__.loader are the real loader and identical."""
+    """__loader__ and __spec__.loader are the real loader, not a wrapper.
+
+    https://github.com/GrahamDumpleton/wrapt/issues/221
+    """
     write_module("loader_after", source)
     import loader_after  # type: ignore[import-not-found]
 
@@ -135,7 +137,7 @@ def test_loader_attributes_are_real_while_the_body_runs(
 ) -> None:
     write_module(
         "loader_during",
-        HOOKED + "seen = (type(__loader__).__name__, type(__spec__.loader).__name__)\n",
+        RECORDING_MODULE + "seen = (type(__loader__).__name__, type(__spec__.loader).__name__)\n",
     )
     import loader_during  # type: ignore[import-not-found]
 
@@ -143,8 +145,11 @@ def test_loader_attributes_are_real_while_the_body_runs(
 
 
 def test_runpy_run_module_sees_the_real_loader(engine: str, write_module: WriteModule) -> None:
-    """Row 5: ``python -m`` calls get_code and never exec_module."""
-    write_module("run_as_main", HOOKED + "loader_type = type(__loader__).__name__\n")
+    """``python -m`` calls get_code() and never exec_module(); __loader__ is still real.
+
+    https://github.com/GrahamDumpleton/wrapt/issues/238, https://github.com/PythonCharmers/python-future/issues/332
+    """
+    write_module("run_as_main", RECORDING_MODULE + "loader_type = type(__loader__).__name__\n")
     namespace = runpy.run_module("run_as_main", run_name="__main__")
     assert namespace["loader_type"] == "SourceFileLoader"
     assert type(namespace["__spec__"].loader) is importlib.machinery.SourceFileLoader
@@ -186,8 +191,11 @@ def import_legacy_loaded() -> types.ModuleType:
 def test_wrapper_offers_only_the_loading_methods_the_real_loader_has(
     class_engine: Pep726Finder,
 ) -> None:
-    """Row 6: never advertise exec_module to a load_module-only loader."""
-    legacy = LoadModuleOnlyLoader(HOOKED)
+    """A load_module()-only loader (zipimport before 3.10) is not offered exec_module().
+
+    https://github.com/pypa/virtualenv/issues/1690 (wrapt 1.14.1 advertised it)
+    """
+    legacy = LoadModuleOnlyLoader(RECORDING_MODULE)
     sys.meta_path.append(LegacyFinder("legacy_loaded", legacy))
     spec = class_engine.find_spec("legacy_loaded", None)
     assert isinstance(spec.loader, LoadModuleWrapper)
@@ -200,17 +208,46 @@ def test_wrapper_offers_only_the_loading_methods_the_real_loader_has(
     assert [name for name in module.calls if not name.startswith("__")] == ["x"]
     assert module.__loader__ is legacy
 
-    modern = class_engine.find_spec("json", None)
-    assert modern is not None
-    assert isinstance(modern.loader, ExecModuleWrapper)
-    assert not hasattr(modern.loader, "load_module") or hasattr(
-        modern.loader._loader, "load_module"
-    )
+
+class ExecModuleOnlyLoader:
+    """A loader written today: create_module() and exec_module(), no load_module()."""
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+
+    def create_module(self, spec: Any) -> None:
+        return None
+
+    def exec_module(self, module: types.ModuleType) -> None:
+        exec(self.source, module.__dict__)
+
+
+def test_wrapper_of_an_exec_module_loader_offers_no_load_module(
+    class_engine: Pep726Finder,
+) -> None:
+    """The wrapper offers only the loading methods the real loader has.
+
+    Code that picks a loading method with hasattr() must see the real loader's
+    choice; wrapt 1.14.1 advertised a method the loader lacked:
+    https://github.com/pypa/virtualenv/issues/1690
+    """
+    modern = ExecModuleOnlyLoader(RECORDING_MODULE)
+    sys.meta_path.append(LegacyFinder("modern_loaded", modern))
+    spec = class_engine.find_spec("modern_loaded", None)
+    assert isinstance(spec.loader, ExecModuleWrapper)
+    assert not hasattr(spec.loader, "load_module")
+    module = importlib.import_module("modern_loaded")
+    module.x = 1
+    assert module.calls == ["x"]
+    assert module.__loader__ is modern
 
 
 def test_load_module_only_loader_fails_or_loads_exactly_as_without_us() -> None:
-    """Row 6: 3.15 calls exec_module() on every loader (gh-97850); before, load_module()."""
-    legacy = LoadModuleOnlyLoader(HOOKED)
+    """3.15 calls exec_module() on every loader; before, load_module().
+
+    https://github.com/python/cpython/issues/97850
+    """
+    legacy = LoadModuleOnlyLoader(RECORDING_MODULE)
     sys.meta_path.append(LegacyFinder("legacy_loaded", legacy))
 
     def outcome() -> tuple[str, str]:
@@ -239,10 +276,14 @@ def test_load_module_only_loader_fails_or_loads_exactly_as_without_us() -> None:
 
 
 def test_resources_work_during_and_after_execution(engine: str, write_module: WriteModule) -> None:
-    """Row 7: resource readers are reached through the real loader."""
+    """Resource readers are reached through the real loader.
+
+    https://github.com/pytest-dev/pytest/issues/9169, https://github.com/pytest-dev/pytest/issues/7375,
+    https://github.com/facebookresearch/hydra/issues/1854
+    """
     package = write_module(
         "with_data",
-        HOOKED + "import pkgutil\n" + "during = pkgutil.get_data(__name__, 'data.txt')\n",
+        RECORDING_MODULE + "import pkgutil\n" + "during = pkgutil.get_data(__name__, 'data.txt')\n",
         package=True,
     )
     (package.parent / "data.txt").write_text("payload", encoding="utf-8")
@@ -258,8 +299,11 @@ def test_resources_work_during_and_after_execution(engine: str, write_module: Wr
 def test_namespace_packages_pass_through_and_their_portions_get_hooks(
     engine: str, write_module: WriteModule, tmp_path: Path
 ) -> None:
-    """Row 8: specs without a loader are left alone."""
-    write_module("namespace_pkg.portion", HOOKED)
+    """Specs without a loader (namespace packages) are left alone.
+
+    https://github.com/brettlangdon/importhook/issues/6
+    """
+    write_module("namespace_pkg.portion", RECORDING_MODULE)
     namespace = importlib.import_module("namespace_pkg")
     assert namespace.__file__ is None or not namespace.__file__.endswith(".py")
     assert type(namespace) is types.ModuleType
@@ -271,7 +315,10 @@ def test_namespace_packages_pass_through_and_their_portions_get_hooks(
 def test_finders_without_find_spec_are_handled_as_importlib_does(
     class_engine: Pep726Finder,
 ) -> None:
-    """Row 9: skipped on 3.12+, asked through find_module before."""
+    """A finder without find_spec() is skipped on 3.12+, asked through find_module() before.
+
+    https://github.com/pytest-dev/pytest/issues/12179
+    """
 
     class FindModuleOnly:
         def __init__(self) -> None:
@@ -279,7 +326,7 @@ def test_finders_without_find_spec_are_handled_as_importlib_does(
 
         def find_module(self, fullname: str, path: Any = None) -> Any:
             self.asked.append(fullname)
-            return LoadModuleOnlyLoader(HOOKED) if fullname == "old_style" else None
+            return LoadModuleOnlyLoader(RECORDING_MODULE) if fullname == "old_style" else None
 
     old = FindModuleOnly()
     sys.meta_path.insert(1, old)
@@ -296,9 +343,12 @@ def test_finders_without_find_spec_are_handled_as_importlib_does(
 def test_threads_importing_modules_that_import_each_other_finish(
     engine: str, write_module: WriteModule
 ) -> None:
-    """Row 11: no lock of ours is held while a module body runs."""
-    write_module("ping", HOOKED + "import time\ntime.sleep(0.05)\nimport pong\n")
-    write_module("pong", HOOKED + "import time\ntime.sleep(0.05)\nimport ping\n")
+    """No lock of ours is held while a module body runs.
+
+    https://github.com/GrahamDumpleton/wrapt/pull/217
+    """
+    write_module("ping", RECORDING_MODULE + "import time\ntime.sleep(0.05)\nimport pong\n")
+    write_module("pong", RECORDING_MODULE + "import time\ntime.sleep(0.05)\nimport ping\n")
     errors: list[BaseException] = []
 
     def run(name: str) -> None:
@@ -324,7 +374,10 @@ def test_threads_importing_modules_that_import_each_other_finish(
 
 
 def test_own_package_is_never_wrapped(class_engine: Pep726Finder) -> None:
-    """Row 15: never wrap our own package."""
+    """Our own package is never wrapped, so the hook never runs half-imported.
+
+    https://github.com/beartype/beartype/issues/638
+    """
     assert class_engine.find_spec("pep726hook", None) is None
     assert class_engine.find_spec("pep726hook._finder", None) is None
 
@@ -332,7 +385,7 @@ def test_own_package_is_never_wrapped(class_engine: Pep726Finder) -> None:
 def test_lookup_reentering_for_the_same_name_does_not_recurse(
     class_engine: Pep726Finder, write_module: WriteModule
 ) -> None:
-    """Row 15: a later finder that asks the import system about the same name."""
+    """A later finder that asks the import system about the same name again."""
 
     class AsksAgain(importlib.abc.MetaPathFinder):
         asking = False
@@ -346,7 +399,7 @@ def test_lookup_reentering_for_the_same_name_does_not_recurse(
             finally:
                 self.asking = False
 
-    write_module("asked_twice", HOOKED)
+    write_module("asked_twice", RECORDING_MODULE)
     sys.meta_path.insert(1, AsksAgain())
     spec = class_engine.find_spec("asked_twice", None)
     assert isinstance(spec.loader, ExecModuleWrapper)
@@ -359,7 +412,10 @@ def test_lookup_reentering_for_the_same_name_does_not_recurse(
 def test_post_processing_error_warns_once_and_the_import_proceeds(
     class_engine: Pep726Finder, write_module: WriteModule, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Row 19: our own failure never fails an import."""
+    """Our own failure never fails an import.
+
+    https://github.com/agronholm/typeguard/issues/340
+    """
 
     def broken(module: object) -> None:
         raise RuntimeError("engine bug")
@@ -400,7 +456,7 @@ def test_extension_modules_import_through_the_wrapper(engine: str) -> None:
 def test_traceback_of_a_failing_body_shows_no_wrapper_frames(
     engine: str, write_module: WriteModule
 ) -> None:
-    path = write_module("raises_in_body", HOOKED + "raise ValueError('from the body')\n")
+    path = write_module("raises_in_body", RECORDING_MODULE + "raise ValueError('from the body')\n")
     with pytest.raises(ValueError, match="from the body") as caught:
         import raises_in_body  # type: ignore[import-not-found]  # noqa: F401
     files = [frame.filename for frame in traceback.extract_tb(caught.value.__traceback__)]
@@ -410,7 +466,7 @@ def test_traceback_of_a_failing_body_shows_no_wrapper_frames(
 def test_hooked_module_in_a_zip_file_gets_its_hooks(engine: str, tmp_path: Path) -> None:
     archive = tmp_path / "modules.zip"
     with zipfile.ZipFile(archive, "w") as zipped:
-        zipped.writestr("zipped_hooked.py", HOOKED)
+        zipped.writestr("zipped_hooked.py", RECORDING_MODULE)
     sys.path.insert(0, str(archive))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", (DeprecationWarning, ImportWarning))

@@ -30,12 +30,12 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, List, Optional, Tuple
 
 import pytest
+from _venv import WriteModule
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import pep726hook
 
-WriteModule = Callable[..., Any]
 ModuleType = types.ModuleType
 
 EXAMPLES_PER_ENGINE = 200

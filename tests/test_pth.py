@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from _venv import ROOT, Venv, describe, editable_venv, make_venv, write
+from _venv import RECORDING_MODULE, ROOT, Venv, describe, editable_venv, make_venv, write
 
 PTH = "pep726hook.pth"
 START = "pep726hook.start"
@@ -25,13 +25,6 @@ import importlib, sys
 for entry in open(sys.argv[1]).read().split():
     module, _, function = entry.partition(":")
     getattr(importlib.import_module(module), function)()
-"""
-
-HELPER = """\
-calls = []
-def __setattr__(name, value):
-    calls.append(name)
-    globals()[name] = value
 """
 
 CHECK = (
@@ -67,7 +60,7 @@ def start_entry_code(venv: Venv, tmp_path: Path) -> str:
 
 
 def test_start_entry_point_activates(venv: Venv, tmp_path: Path) -> None:
-    write(tmp_path / "helper.py", HELPER)
+    write(tmp_path / "helper.py", RECORDING_MODULE)
     code = start_entry_code(venv, tmp_path) + CHECK.replace("; ", "\n")
     # -S: the .pth does not run, so only the entry point can have installed the hook.
     out = venv.check_python(
@@ -127,7 +120,7 @@ def test_pth_and_start_never_both_activate(tmp_path: Path, files: str) -> None:
 
 @pytest.mark.parametrize("value", ["0", ""])
 def test_zero_or_empty_imports_only_the_bootstrap(venv: Venv, value: str) -> None:
-    # Issue 14: the .pth line only tests whether the variable is set (the
+    # The .pth line only tests whether the variable is set (the
     # cheapest line to compile in every process); the bootstrap reads it.
     code = "import sys; print(sorted(m for m in sys.modules if m.startswith('pep726hook')))"
     out = venv.check_python(["-c", code], env={"PEP726HOOK": value})
@@ -233,7 +226,7 @@ def test_sub_interpreters_main_stays_a_plain_module(venv: Venv, venv_engine: str
 def test_variable_set_activates_with_the_named_engine(
     venv: Venv, venv_engine: str, tmp_path: Path
 ) -> None:
-    write(tmp_path / "helper.py", HELPER)
+    write(tmp_path / "helper.py", RECORDING_MODULE)
     result = venv.run_python(
         ["-c", CHECK], env={"PEP726HOOK": "1", "PEP726HOOK_ENGINE": venv_engine}, cwd=tmp_path
     )
@@ -258,7 +251,7 @@ def test_activation_does_not_import_threading(venv: Venv, venv_engine: str) -> N
 
 
 def test_activation_imports_only_what_the_engine_needs(venv: Venv, venv_engine: str) -> None:
-    # Issue 14: with the native engine neither the class engine nor its finder
+    # With the native engine neither the class engine nor its finder
     # is loaded, and no start-up module imports __future__ (the first standard
     # library .py import makes Python list the whole library directory).
     code = "import sys; print(sorted(m for m in sys.modules if m in NAMES))"
@@ -295,7 +288,7 @@ print(fresh.is_installed())
 
 
 def test_native_start_up_patch_is_the_installation_once_install_is_imported(venv: Venv) -> None:
-    # Issue 14: the .pth patches the module type without importing _install,
+    # The .pth patches the module type without importing _install,
     # _engines or _native_engine; the first use of the API finds it installed,
     # with its route, and uninstall() really removes it (a re-imported _install
     # does not take a removed patch over again).
@@ -313,7 +306,7 @@ def test_native_start_up_patch_is_the_installation_once_install_is_imported(venv
 
 def test_activation_is_idempotent(venv: Venv, venv_engine: str, tmp_path: Path) -> None:
     # coverage#340: site runs a venv's .pth lines twice before 3.15.
-    write(tmp_path / "helper.py", HELPER)
+    write(tmp_path / "helper.py", RECORDING_MODULE)
     code = (
         "import site, sys\n"
         f"site.addsitedir({str(venv.site_packages)!r})\n"
@@ -378,7 +371,7 @@ def test_editable_install_activates_too(
     assert (venv.site_packages / PTH).is_file()
     assert (venv.site_packages / START).is_file() == SHIPS_START
     assert (venv.site_packages / SHIM).is_file() == SHIPS_START
-    write(tmp_path / "helper.py", HELPER)
+    write(tmp_path / "helper.py", RECORDING_MODULE)
     result = venv.run_python(["-c", CHECK], env={"PEP726HOOK": "1"}, cwd=tmp_path)
     assert result.returncode == 0, describe(result)
     assert result.stdout.startswith("True ")

@@ -11,13 +11,12 @@ import importlib.util
 import sys
 import types
 import warnings
-from typing import Any, Callable
+from typing import Any
 
 import pytest
+from _venv import WriteModule
 
 import pep726hook
-
-WriteModule = Callable[..., Any]
 
 RECORDING_HOOKS = """
 calls = []

@@ -18,12 +18,10 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 import pytest
+from _venv import Venv, WriteModule, extension_expected, join_or_fail
 
 import pep726hook
 
-WriteModule = Callable[..., Path]
-
-HANG_LIMIT = 120.0  # seconds before a thread that has not finished counts as deadlocked
 THREADS = 8
 MODULES = 40
 
@@ -50,15 +48,6 @@ def _conftest_cleanup_did_its_job(tmp_path_factory: pytest.TempPathFactory) -> I
     assert sys.path == path
 
 
-@pytest.fixture
-def busy_switching() -> Iterator[None]:
-    """Switch threads as often as possible, to shake out races."""
-    interval = sys.getswitchinterval()
-    sys.setswitchinterval(1e-6)
-    yield
-    sys.setswitchinterval(interval)
-
-
 def run_threads(*targets: Callable[[], Any]) -> None:
     """Run each target in its own thread; re-raise the first error; fail on a hang."""
     errors: list[BaseException] = []
@@ -75,11 +64,7 @@ def run_threads(*targets: Callable[[], Any]) -> None:
     ]
     for thread in threads:
         thread.start()
-    for thread in threads:
-        thread.join(HANG_LIMIT)
-    hung = [thread.name for thread in threads if thread.is_alive()]
-    if hung:
-        pytest.fail(f"deadlock: {hung} still running after {HANG_LIMIT:.0f}s")
+    join_or_fail(threads)
     if errors:
         raise errors[0]
 
@@ -489,11 +474,9 @@ def test_install_and_uninstall_during_a_meta_path_walk_do_not_hide_modules(
 FREE_THREADED = bool(__import__("sysconfig").get_config_var("Py_GIL_DISABLED"))
 
 GIL_PROBE = """\
-import sys, threading, pep726hook, pep726hook._runner, pep726hook._cli
-try:
-    import pep726hook._memfind
-except ImportError:
-    pass
+import os, sys, threading, pep726hook, pep726hook._runner, pep726hook._cli
+if os.environ["IMPORT_MEMFIND"] == "1":
+    import pep726hook._scan._memfind
 pep726hook.install()
 def work():
     import json, email.message
@@ -507,8 +490,11 @@ print(sys._is_gil_enabled(), pep726hook.engine(), any(t.is_alive() for t in thre
 
 
 @pytest.mark.skipif(not FREE_THREADED, reason="needs a free-threaded build")
-def test_free_threaded_build_keeps_running_without_the_gil(venv: Any) -> None:
+def test_free_threaded_build_keeps_running_without_the_gil(venv: Venv) -> None:
     # An extension module without Py_mod_gil = Py_MOD_GIL_NOT_USED would turn
     # the GIL back on for the whole process the moment it is imported.
-    out = venv.check_python(["-c", GIL_PROBE], env={"PYTHON_GIL": ""})
+    package = venv.check_python(["-c", "import pep726hook; print(pep726hook.__file__)"])
+    memfind = extension_expected(Path(package.strip()).parent / "_scan" / "_memfind")
+    env = {"PYTHON_GIL": "", "IMPORT_MEMFIND": "1" if memfind else "0"}
+    out = venv.check_python(["-c", GIL_PROBE], env=env)
     assert out == "False class False\n"
