@@ -182,6 +182,8 @@ def main(argv: "Sequence[str] | None" = None) -> int:
     """
     args = list(sys.argv[1:] if argv is None else argv)
     prog = program_name()
+    if args and args[0] in ("scan", "info"):
+        _stdout_or_devnull()
     if args and args[0] == "scan":
         return _finish_output(_scan(prog, args[1:]))
     if args and args[0] == "info":
@@ -193,8 +195,10 @@ def main(argv: "Sequence[str] | None" = None) -> int:
     except UsageError as error:
         return usage_error(prog, str(error))
     if options.action == "help":
-        text = USAGE.format(prog=prog) + "\n" + HELP.format(
-            prog=prog, variable=_engine_variable(), activation=ACTIVATION_VARIABLE
+        text = (
+            USAGE.format(prog=prog)
+            + "\n"
+            + HELP.format(prog=prog, variable=_engine_variable(), activation=ACTIVATION_VARIABLE)
         )
         return _finish_output(_print(text))
     if options.action == "version":
@@ -312,8 +316,10 @@ def info() -> str:
 
 def _info(prog: str, argv: "list[str]") -> int:
     if argv and argv[0] in ("-h", "--help"):
-        text = INFO_USAGE.format(prog=prog) + "\n" + INFO_HELP.format(
-            variable=_engine_variable(), activation=ACTIVATION_VARIABLE
+        text = (
+            INFO_USAGE.format(prog=prog)
+            + "\n"
+            + INFO_HELP.format(variable=_engine_variable(), activation=ACTIVATION_VARIABLE)
         )
         return _print(text)
     if argv:
@@ -376,6 +382,18 @@ def _print(text: str) -> int:
     """
     _write(sys.stdout, text)
     return 0
+
+
+def _stdout_or_devnull() -> None:
+    """Give output of ours nowhere to go when stdout was closed, as python's own options do.
+
+    Started with descriptor 1 closed (``>&-``), Python has ``sys.stdout`` None:
+    ``print()`` then prints nothing, but argparse moves its help to stderr and
+    a report written to the stream fails.  python's own ``--help`` prints
+    nothing and exits 0.
+    """
+    if sys.stdout is None:
+        sys.stdout = open(os.devnull, "w")  # noqa: SIM115 (for the rest of the process)
 
 
 def _write(stream: "object", text: str) -> None:

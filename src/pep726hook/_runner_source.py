@@ -236,4 +236,3 @@ def _coding_declaration() -> "Pattern[bytes]":
 
         _compiled.append(re.compile(_CODING_DECLARATION))
     return _compiled[0]
-
