@@ -496,7 +496,7 @@ BROKEN_SOURCES = {
     "undecodable for its declared encoding": b'# coding: ascii\nprint("\xff")\n',
     "latin-1 declared": b'# -*- coding: latin-1 -*-\nprint("\xff")\n',
     "undecodable for its declared encoding, further down": b"#!/bin/python\n# coding: ascii\nx = 1\nab\xff\n",
-    "undecodable on the first line": b'x = 1  # \xff\n',
+    "undecodable on the first line": b"x = 1  # \xff\n",
     "undecodable on a later line": b'x = 1\ny = 2\nz = "\xff"\n',
     "undecodable for a declared utf-8": b'# coding: utf-8\nprint("\xff")\n',
     "unclosed parenthesis": b"print((1,\n",
@@ -510,10 +510,16 @@ BROKEN_SOURCES = {
 
 @pytest.mark.parametrize("case", sorted(BROKEN_SOURCES))
 def test_broken_scripts_fail_or_run_as_python_does(venv: Venv, tmp_path: Path, case: str) -> None:
-    if case == "undecodable in a comment" and sys.version_info >= (3, 14) and sys.implementation.name == "cpython":
+    if (
+        case == "undecodable in a comment"
+        and sys.version_info >= (3, 14)
+        and sys.implementation.name == "cpython"
+    ):
         pytest.xfail("3.14+'s file reader numbers a decoding error on line 2 as line 1 (README)")
     if case.startswith("nul") and sys.implementation.name == "pypy" and sys.version_info < (3, 10):
-        pytest.xfail("PyPy 3.9 keeps, skips or refuses a NUL byte where compile() refuses all (README)")
+        pytest.xfail(
+            "PyPy 3.9 keeps, skips or refuses a NUL byte where compile() refuses all (README)"
+        )
     (tmp_path / "broken.py").write_bytes(BROKEN_SOURCES[case])
     expected = venv.run(["python", "broken.py"], cwd=tmp_path)
     actual = venv.run(["python", "-m", "pep726hook", "broken.py"], cwd=tmp_path)
@@ -530,8 +536,9 @@ def test_missing_script_is_named_as_python_names_it(venv: Venv, tmp_path: Path) 
     assert actual.stderr.split(": ", 1)[1] == expected.stderr.split(": ", 1)[1]
 
 
-# A name that only `from __future__ import annotations` leaves unevaluated.
-FUTURE_SENSITIVE = "def f(x: undefined_name): pass\nprint('defined')\n"
+# Fails unless `from __future__ import annotations` leaves the name unevaluated
+# (3.8-3.13: at the def; 3.14+, where annotations are lazy: when read).
+FUTURE_SENSITIVE = "def f(x: undefined_name): pass\nprint(f.__annotations__)\n"
 
 
 @pytest.mark.parametrize("binds_hook", [False, True], ids=["plain", "naming-a-hook"])
@@ -600,3 +607,23 @@ def test_program_meets_a_closed_pipe_as_under_python(
     expected = run(["python", "-c", code])
     assert "BrokenPipeError" in expected[1]
     assert run([*RUNNERS[runner], "-c", code]) == expected
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "def inner():\n    1/0\ndef outer():\n    inner()\nouter()\n",
+        "import warnings\nwarnings.warn('careful')\n",
+        "x = 1\n__setattr__ = None\nraise ValueError(x)\n",
+    ],
+    ids=["nested-functions", "warning", "naming-a-hook"],
+)
+def test_code_string_lines_are_shown_as_python_shows_them(
+    venv: Venv, tmp_path: Path, code: str
+) -> None:
+    # CPython 3.13+ show the lines of -c code in tracebacks and warnings.
+    expected = venv.run(["python", "-c", code], cwd=tmp_path)
+    actual = venv.run(["python", "-m", "pep726hook", "-c", code], cwd=tmp_path)
+    assert (actual.returncode, actual.stderr) == (expected.returncode, expected.stderr), describe(
+        actual
+    )

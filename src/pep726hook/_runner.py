@@ -21,7 +21,9 @@ import sys
 
 from ._compat import (
     COMMAND_HONOURS_CODING_DECLARATION,
+    COMMAND_SOURCE_IN_LINECACHE,
     COMPILES_MAIN_AS_A_MODULE,
+    LINECACHE_KEYS_BY_CODE,
     MAIN_HAS_ANNOTATIONS_DICT,
     MAIN_HAS_CACHED,
     MAIN_PATHS_ARE_ABSOLUTE,
@@ -134,6 +136,8 @@ class Runner:
             # the rest of the runner): exec() of the source compiles it
             # without them, as python does, under the same name "<string>".
             self.code = source
+        if COMMAND_SOURCE_IN_LINECACHE:
+            _show_command_lines(self.target, self.code)
         self._new_main({"__loader__": _builtin_importer()})
         return may_bind_hooks
 
@@ -249,6 +253,12 @@ class Runner:
         except SystemExit:
             raise
         except BaseException as error:
+            if COMMAND_SOURCE_IN_LINECACHE and isinstance(code, (str, bytes)):
+                # Now, for the lines of the functions of -c code as well (see
+                # _show_command_lines): what it costs no longer delays the program.
+                from ._runner_source import compile_main
+
+                _show_command_lines(self.target, compile_main(code, "<string>"))
             return report_exception(error)
         finally:
             # A hook bound another way (globals()[...], exec) still counts for
@@ -267,6 +277,25 @@ def _may_name_a_hook(source: str) -> bool:
     source is compiled to be sure.
     """
     return not source.isascii() or any(name in source for name in _HOOK_NAMES)
+
+
+def _show_command_lines(source: str, code: "CodeType | str | bytes") -> None:
+    """Put -c *source* into linecache as python does, for tracebacks and warnings to show.
+
+    On 3.14+ each code object of the source is a key of its own; given the
+    source not compiled yet (*code* is the source), only the top level is
+    registered now, which costs no compile() (see _prepare_code), and its
+    functions' lines once an exception is reported (Runner.run).
+    """
+    import linecache
+
+    entry = (len(source), None, [line + "\n" for line in source.splitlines()], "<string>")
+    if not LINECACHE_KEYS_BY_CODE:
+        linecache.cache["<string>"] = entry
+    elif isinstance(code, (str, bytes)):
+        linecache._interactive_cache[("<string>", "<module>", 1)] = entry  # type: ignore[attr-defined]
+    else:
+        linecache._register_code(code, source, "<string>")  # type: ignore[attr-defined]
 
 
 def _code_may_bind_hooks(code: "CodeType") -> bool:
