@@ -15,7 +15,7 @@ import os
 import sys
 
 from . import __version__
-from ._compat import CPYTHON_WITH_GIL
+from ._compat import CPYTHON_WITH_GIL, IMPLEMENTATION
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -265,7 +265,7 @@ def version_line() -> str:
     unexpected = _native_expected() and "native" not in engines
     missing = "; native engine unavailable, see `pep726hook info`" if unexpected else ""
     return (
-        f"pep726hook {__version__} ({sys.implementation.name} {_python_version()}; "
+        f"pep726hook {__version__} ({IMPLEMENTATION} {_python_version()}; "
         f"engines: {engines}{missing})\n"
     )
 
@@ -283,7 +283,7 @@ def info() -> str:
     from ._install import route
 
     lines = [f"pep726hook {__version__}"]
-    lines.append(f"python: {sys.implementation.name} {_python_version()} ({sys.executable})")
+    lines.append(f"python: {IMPLEMENTATION} {_python_version()} ({sys.executable})")
     engines = available_engines()
     lines.append(f"engines available: {', '.join(engines)} (auto picks {engines[0]})")
     reason = native_unavailable_reason()
@@ -444,5 +444,11 @@ def _scan(prog: str, argv: "list[str]") -> int:
         if error.name != f"{__package__}._scan":
             raise
         return usage_error(prog, "the scan subcommand is not available in this installation")
-    status = scanner.main(argv)
+    try:
+        status = scanner.main(argv)
+    except BrokenPipeError:
+        # Python 3.8's argparse lets its --help meet the closed pipe (3.9+
+        # ignore it); the scan's own report handles a reader gone itself.
+        _discard(sys.stdout)
+        return 0
     return int(status or 0)

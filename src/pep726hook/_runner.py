@@ -11,7 +11,8 @@ them.
 Every program started through the runner pays for what this module imports
 before its first line runs, so it imports only what the target needs: runpy
 for a module, a directory or a zip file, the file reader's rules
-(:mod:`._runner_source`) for a script, nothing for ``-c`` code.  This module
+(:mod:`._runner_source`) for a script, nothing for ``-c`` code (but
+:mod:`linecache` on CPython 3.13+, as python itself).  This module
 has no ``from __future__`` import: ``exec()`` of ``-c`` code inherits the
 future features of the module that calls it.
 """
