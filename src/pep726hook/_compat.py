@@ -22,7 +22,7 @@ CPYTHON_WITH_GIL = CPYTHON and not FREE_THREADED
 # --- runner --------------------------------------------------------------------------------
 
 # What `python TARGET` gives the program, version by version, which the runner
-# reproduces (_runner.py) ...
+# reproduces (_runner.py); then how CPython's file reader reads a script.
 
 # 3.9+ make a script's __main__.__file__, its code objects' file name and the
 # sys.path entry of a directory or zip file target absolute; 3.8 keeps the
@@ -51,9 +51,8 @@ RECORDS_LAST_EXC = VERSION >= (3, 12)
 # "can't open file 'x.py'": CPython quotes the missing script's name, PyPy does not.
 QUOTES_A_MISSING_SCRIPT = IMPLEMENTATION != "pypy"
 
-# ... and how CPython's file reader reads a script, which compile() of the
-# same bytes does not do alike (_runner_source.py).  PyPy reads a script as
-# compile() does.
+# CPython's file reader reads a script unlike compile() of the same bytes
+# (_runner_source.py); PyPy reads a script as compile() does.
 FILE_READER_DIFFERS_FROM_COMPILE = CPYTHON
 # 3.8 and 3.9: the old tokenizer reads newlines universally and reports a
 # source that ends too early on the line after the last, without its text.
