@@ -14,6 +14,16 @@ with ``PEP726HOOK=1`` (the hook really installed), for information.
 On the shared machine times drift more than the 1.005 target allows: the
 targets are judged on instruction counts, ``bench_callgrind.py`` (run by
 ``run_all.py``).
+
+With ``--runner`` it also times the runner side by side with python itself,
+interleaved in the same way: ``python -m pep726hook -c pass`` against
+``python -c pass``, and a small script against ``python script.py``; and,
+where valgrind is installed (``--callgrind``), it counts their instructions,
+with ``python -m`` of an empty package beside them: the part of the runner's
+cost that any ``python -m`` pays before the package's first line (runpy and
+what it imports), which no work on the runner can remove.
+
+    python benchmarks/bench_startup.py --runner [--callgrind] [--venv DIR]
 """
 
 from __future__ import annotations
@@ -172,9 +182,129 @@ def line_cost(python: Path) -> float:
     return float(out)
 
 
+def python_version(python: Path) -> str:
+    return subprocess.run(
+        [str(python), "-c", "import sys; print(sys.version.split()[0], sys.implementation.name)"],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
+
+
 def _tenth_percentile(values: list[float]) -> float:
     ordered = sorted(values)
     return ordered[len(ordered) // 10]
+
+
+# What a program does at the least: the runner's share of its start-up shows.
+SCRIPT = "pass\n"
+EMPTY_PACKAGE = "pep726hook_bench_empty_package"
+
+
+def runner_commands(python: Path, workdir: Path) -> dict[str, list[str]]:
+    """The command lines compared: python's own and the runner's, for -c code and a script."""
+    script = workdir / "script.py"
+    script.write_text(SCRIPT, encoding="utf-8")
+    return {
+        "python -c pass": [str(python), "-c", "pass"],
+        f"python -m {EMPTY_PACKAGE}": [str(python), "-m", EMPTY_PACKAGE],
+        "python -m pep726hook -c pass": [str(python), "-m", "pep726hook", "-c", "pass"],
+        "python script.py": [str(python), str(script)],
+        "python -m pep726hook script.py": [str(python), "-m", "pep726hook", str(script)],
+    }
+
+
+def install_empty_package(python: Path) -> None:
+    """Put an empty package with an empty ``__main__`` into the venv, compiled as pip would."""
+    package = site_packages(python) / EMPTY_PACKAGE
+    package.mkdir(exist_ok=True)
+    for name in ("__init__.py", "__main__.py"):
+        (package / name).write_text("", encoding="utf-8")
+    subprocess.run(
+        [str(python), "-m", "compileall", "-q", str(package)], check=True, env=clean_env()
+    )
+
+
+def time_command(argv: list[str], env: dict[str, str]) -> tuple[float, float]:
+    """Run *argv* once; return its wall-clock and CPU (user + system) seconds."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    subprocess.run(argv, check=True, env=env, stdout=subprocess.DEVNULL)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def measure_runner(
+    commands: dict[str, list[str]], runs: int
+) -> dict[str, list[tuple[float, float]]]:
+    """Time each command *runs* times, interleaved, in alternating order."""
+    env = clean_env()
+    results: dict[str, list[tuple[float, float]]] = {label: [] for label in commands}
+    labels = list(commands)
+    for label in labels * 3:  # warm the file system cache and .pyc files
+        time_command(commands[label], env)
+    for index in range(runs):
+        for label in labels if index % 2 else reversed(labels):
+            results[label].append(time_command(commands[label], env))
+    return results
+
+
+def instructions(argv: list[str], cwd: Path) -> int:
+    """Instructions callgrind counts for *argv*, in a small fixed environment."""
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": os.environ.get("HOME", "/root"),
+        "LANG": "C.UTF-8",
+        "PYTHONHASHSEED": "0",
+    }
+    result = subprocess.run(
+        ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", *argv],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=str(cwd),
+        check=True,
+    )
+    for line in result.stderr.splitlines():
+        if "Collected :" in line:
+            return int(line.rsplit(":", 1)[1])
+    raise RuntimeError(f"no instruction count from callgrind:\n{result.stderr}")
+
+
+def report_runner(
+    commands: dict[str, list[str]], runs: int, callgrind: bool, workdir: Path
+) -> None:
+    """Print the runner's start-up beside python's: time medians and instruction counts."""
+    # Each runner command and the python command it stands in for.
+    pairs = {
+        "python -m pep726hook -c pass": "python -c pass",
+        f"python -m {EMPTY_PACKAGE}": "python -c pass",
+        "python -m pep726hook script.py": "python script.py",
+    }
+    if runs:
+        results = measure_runner(commands, runs)
+        print(f"runner, {runs} runs each, interleaved (median; ratio to python's own)")
+        for kind, index in (("wall-clock", 0), ("CPU time", 1)):
+            medians = {
+                label: statistics.median(sample[index] for sample in samples)
+                for label, samples in results.items()
+            }
+            print(f"  {kind}:")
+            for label, value in medians.items():
+                base = pairs.get(label)
+                ratio = f"   ratio {value / medians[base]:6.3f}" if base else ""
+                print(f"    {label:40} {value * 1e3:8.2f} ms{ratio}")
+    if callgrind:
+        if shutil.which("valgrind") is None:
+            print("runner instructions: valgrind is not installed")
+            return
+        counts = {label: instructions(argv, workdir) for label, argv in commands.items()}
+        print("runner, instructions (callgrind, PYTHONHASHSEED=0; ratio to python's own)")
+        for label, count in counts.items():
+            base = pairs.get(label)
+            ratio = f"   ratio {count / counts[base]:6.3f}" if base else ""
+            print(f"    {label:40} {count / 1e6:8.2f} M{ratio}")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -182,20 +312,26 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=300, help="runs of each variant")
     parser.add_argument("--venv", type=Path, help="a venv with pep726hook installed")
     parser.add_argument("--activated", action="store_true", help="also time PEP726HOOK=1")
+    parser.add_argument(
+        "--runner", action="store_true", help="time the runner beside python, not the .pth"
+    )
+    parser.add_argument(
+        "--callgrind", action="store_true", help="with --runner: also count instructions"
+    )
     options = parser.parse_args(argv)
+    if options.runner:
+        with tempfile.TemporaryDirectory(prefix="pep726hook-bench-") as tmp:
+            venv = (options.venv or make_venv(Path(tmp))).resolve()
+            python = venv / "bin" / "python"
+            install_empty_package(python)
+            commands = runner_commands(python, Path(tmp))
+            print(f"python {python_version(python)}")
+            report_runner(commands, options.runs, options.callgrind, Path(tmp))
+        return 0
     with tempfile.TemporaryDirectory(prefix="pep726hook-bench-") as tmp:
         venv = options.venv or make_venv(Path(tmp))
         python = venv / "bin" / "python"
-        version = subprocess.run(
-            [
-                str(python),
-                "-c",
-                "import sys; print(sys.version.split()[0], sys.implementation.name)",
-            ],
-            check=True,
-            capture_output=True,
-            text=True,
-        ).stdout.strip()
+        version = python_version(python)
         results = measure(python, options.runs, options.activated)
         cost = line_cost(python)
     print(f"python {version}, {options.runs} runs each of `python -c pass`")

@@ -51,12 +51,6 @@ def test_info_explains_an_unknown_activation_value(venv: Venv) -> None:
     assert len(result.stderr.splitlines()) == 1  # the start-up line, once
 
 
-def test_info_takes_no_arguments(venv: Venv) -> None:
-    result = venv.run(["pep726hook", "info", "extra"])
-    assert result.returncode == 2, describe(result)
-    assert "info takes no arguments" in result.stderr
-
-
 def test_version_names_the_engines(venv: Venv) -> None:
     out = venv.check_python(["-m", "pep726hook", "--version"])
     assert out.startswith(f"pep726hook {VERSION} (")

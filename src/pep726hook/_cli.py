@@ -2,35 +2,26 @@
 
 ``pep726hook [run] [--engine E] [--] TARGET [args...]`` runs TARGET as
 ``python TARGET args...`` would, with PEP 726 hooks on; ``pep726hook scan ...``
-hands over to the scanner.  Only our own options come before TARGET; whatever
-follows it belongs to the target, as with ``python``, ``coverage run`` and
-``pdb``.
+hands over to the scanner; ``pep726hook info`` says which engines run here.
+Only our own options come before TARGET; whatever follows it belongs to the
+target, as with ``python``, ``coverage run`` and ``pdb``.
+
+Running a program is the common case and the one whose start-up counts: the
+command line is parsed by hand (no argparse), and this module imports nothing
+at the top but what the interpreter has imported before us.
 """
 
-from __future__ import annotations
-
-import importlib
 import os
 import sys
 
 from . import __version__
-from ._engines import (
-    ENGINE_NAMES,
-    ENGINE_VARIABLE,
-    available_engines,
-    native_unavailable_reason,
-    normalize_engine_name,
-    requested_engine_name,
-)
-from ._install import engine as active_engine
-from ._install import install_replacing, record_route
+from ._bootstrap import ACTIVATION_VARIABLE
+from ._compat import CPYTHON_WITH_GIL, IMPLEMENTATION
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Sequence
 
-#: Set by the runner so that child Python processes activate the hook at start-up.
-ACTIVATION_VARIABLE = "PEP726HOOK"
 USAGE_STATUS = 2
 
 USAGE = """\
@@ -55,11 +46,12 @@ options (only before TARGET):
   --engine ENGINE  auto, native or class (default: ${variable}, else auto)
   --               end of our options: the next argument is a script path
   -h, --help       show this help and exit
-  --version        show the version and exit
+  --version        show the version and the engines available, and exit
 
 subcommands:
   run              the same as giving TARGET directly (for a script named "scan")
-  scan             hand the remaining arguments to the pep726hook scanner
+  scan             find the modules PEP 726 hooks concern, without importing
+                   them (`{prog} scan --help`)
   info             show the engines this interpreter has (and why one is
                    missing) and whether the hook is on in this process
 
@@ -67,9 +59,23 @@ The program runs as __main__ exactly as with `python TARGET`, and
 {activation}=1 and {variable}=<engine> are exported so that child
 Python processes (subprocess, multiprocessing, concurrent.futures) start with
 the hook on as well.  An engine named here replaces one that {activation}
-already turned on at start-up.  Exit status: the program's own; 1 after an
-uncaught exception; after Ctrl-C the process ends by SIGINT as python's does;
-2 for a usage error.
+already turned on at start-up.
+
+exit status: the program's own, as with python (1 after an uncaught
+exception; after Ctrl-C the process ends by SIGINT, as python's does, which a
+shell reports as 130); 2 for a usage error.
+"""
+
+INFO_USAGE = "usage: {prog} info [-h]\n"
+
+INFO_HELP = """\
+Show what pep726hook can do in this interpreter: its version, the engines
+available (and why the native engine is missing, with how to see the
+compiler's error), whether the hook is on in this process and what turned it
+on, and how ${activation} and ${variable} are understood.
+
+options:
+  -h, --help  show this help and exit
 """
 
 
@@ -85,8 +91,8 @@ class Options:
         action: str,
         kind: str = "",
         target: str = "",
-        args: Sequence[str] = (),
-        engine: str | None = None,
+        args: "Sequence[str]" = (),
+        engine: "str | None" = None,
     ) -> None:
         self.action = action
         self.kind = kind
@@ -101,7 +107,7 @@ class Options:
         )
 
 
-def parse_run_arguments(argv: Sequence[str]) -> Options:
+def parse_run_arguments(argv: "Sequence[str]") -> Options:
     """Parse ``[--engine E] [--] TARGET [args...]``; raise :class:`UsageError` if wrong."""
     engine: str | None = None
     index = 0
@@ -130,8 +136,10 @@ def parse_run_arguments(argv: Sequence[str]) -> Options:
     raise UsageError("missing TARGET (a script, a directory or zip file, -m module or -c code)")
 
 
-def _engine_option(argv: Sequence[str], index: int) -> tuple[str, int]:
+def _engine_option(argv: "Sequence[str]", index: int) -> "tuple[str, int]":
     """Read ``--engine E`` or ``--engine=E`` at *index*; return E and the next index."""
+    from ._engines import ENGINE_NAMES, normalize_engine_name
+
     arg = argv[index]
     if "=" in arg:
         value = arg.partition("=")[2]
@@ -150,7 +158,7 @@ def _engine_option(argv: Sequence[str], index: int) -> tuple[str, int]:
     return name, index + 1
 
 
-def _flagged_target(argv: Sequence[str], index: int, engine: str | None) -> Options:
+def _flagged_target(argv: "Sequence[str]", index: int, engine: "str | None") -> Options:
     """Read ``-m module`` / ``-c code`` (also glued, ``-mmodule``) at *index*."""
     flag, value = argv[index][:2], argv[index][2:]
     kind, what = ("module", "a module name") if flag == "-m" else ("code", "code")
@@ -163,14 +171,22 @@ def _flagged_target(argv: Sequence[str], index: int, engine: str | None) -> Opti
     return Options("run", kind, value, argv[rest:], engine)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of ``pep726hook`` and ``python -m pep726hook``; return the exit status."""
+def main(argv: "Sequence[str] | None" = None) -> int:
+    """Entry point of ``pep726hook`` and ``python -m pep726hook``; return the exit status.
+
+    What we print ourselves (help, version, ``info``, the scanner's report)
+    ends as python's own ``--help`` does when the reader of a pipe has gone
+    (``| head -1``): quietly, with the status it would have had.  A program
+    run by the runner meets a closed pipe, and Ctrl-C, as under python.
+    """
     args = list(sys.argv[1:] if argv is None else argv)
     prog = program_name()
+    if args and args[0] in ("scan", "info"):
+        _stdout_or_devnull()
     if args and args[0] == "scan":
-        return _scan(prog, args[1:])
+        return _finish_output(_scan(prog, args[1:]))
     if args and args[0] == "info":
-        return _info(prog, args[1:])
+        return _finish_output(_info(prog, args[1:]))
     if args and args[0] == "run":
         args = args[1:]
     try:
@@ -178,18 +194,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UsageError as error:
         return usage_error(prog, str(error))
     if options.action == "help":
-        sys.stdout.write(USAGE.format(prog=prog) + "\n")
-        sys.stdout.write(HELP.format(variable=ENGINE_VARIABLE, activation=ACTIVATION_VARIABLE))
-        return 0
+        text = (
+            USAGE.format(prog=prog)
+            + "\n"
+            + HELP.format(prog=prog, variable=_engine_variable(), activation=ACTIVATION_VARIABLE)
+        )
+        return _finish_output(_print(text))
     if options.action == "version":
-        sys.stdout.write(version_line())
-        return 0
+        return _finish_output(_print(version_line()))
     return run(options, prog)
 
 
 def run(options: Options, prog: str = "pep726hook") -> int:
     """Install the hook, export it to child processes, and run the target."""
-    # Imported here so that `pep726hook scan` does not pay for runpy.
+    from ._engines import ENGINE_VARIABLE, requested_engine_name
+    from ._install import record_route
     from ._runner import Runner, TargetError, report_exception
 
     try:
@@ -209,7 +228,7 @@ def run(options: Options, prog: str = "pep726hook") -> int:
     try:
         runner.prepare()
     except TargetError as error:
-        sys.stderr.write(f"{prog}: {error}\n")
+        _write(sys.stderr, f"{prog}: {error}\n")
         return error.status
     except SystemExit:
         raise
@@ -227,28 +246,39 @@ def install_for_run(requested: str) -> None:
     (this one and the pytest plugin): an engine named there replaces the
     active one; ``auto`` (or naming none) keeps it.
     """
+    from ._install import install_replacing
+
     install_replacing(requested)
 
 
 def version_line() -> str:
     """``pep726hook VERSION (IMPLEMENTATION X.Y.Z; engines: ...)``, saying why native is missing."""
-    implementation = sys.implementation.name
-    python = ".".join(str(part) for part in sys.version_info[:3])
+    from ._engines import available_engines
+
     engines = ", ".join(available_engines())
     # Where the extension should exist and does not, say so: pip hides why.
     unexpected = _native_expected() and "native" not in engines
     missing = "; native engine unavailable, see `pep726hook info`" if unexpected else ""
-    return f"pep726hook {__version__} ({implementation} {python}; engines: {engines}{missing})\n"
+    return (
+        f"pep726hook {__version__} ({IMPLEMENTATION} {_python_version()}; "
+        f"engines: {engines}{missing})\n"
+    )
 
 
 def info() -> str:
     """What ``pep726hook info`` prints: engines, why one is missing, how the hook is on."""
     from ._bootstrap import ON_VALUES, activation_requested
+    from ._engines import (
+        ENGINE_VARIABLE,
+        available_engines,
+        native_unavailable_reason,
+        requested_engine_name,
+    )
+    from ._install import engine as active_engine
     from ._install import route
 
     lines = [f"pep726hook {__version__}"]
-    python = ".".join(str(part) for part in sys.version_info[:3])
-    lines.append(f"python: {sys.implementation.name} {python} ({sys.executable})")
+    lines.append(f"python: {IMPLEMENTATION} {_python_version()} ({sys.executable})")
     engines = available_engines()
     lines.append(f"engines available: {', '.join(engines)} (auto picks {engines[0]})")
     reason = native_unavailable_reason()
@@ -279,14 +309,20 @@ def info() -> str:
     return "\n".join(lines) + "\n"
 
 
-def _info(prog: str, argv: list[str]) -> int:
+def _info(prog: str, argv: "list[str]") -> int:
+    if argv and argv[0] in ("-h", "--help"):
+        text = (
+            INFO_USAGE.format(prog=prog)
+            + "\n"
+            + INFO_HELP.format(variable=_engine_variable(), activation=ACTIVATION_VARIABLE)
+        )
+        return _print(text)
     if argv:
         return usage_error(prog, f"info takes no arguments, not {argv[0]!r}")
-    sys.stdout.write(info())
-    return 0
+    return _print(info())
 
 
-def native_build_hint() -> str | None:
+def native_build_hint() -> "str | None":
     """How to find out why the C extension is missing on CPython, or None if that is not why."""
     from . import _native_engine
 
@@ -304,7 +340,18 @@ def native_build_hint() -> str | None:
 
 def _native_expected() -> bool:
     # setup.py builds the extension for CPython with the GIL only.
-    return sys.implementation.name == "cpython" and "t" not in getattr(sys, "abiflags", "")
+    return CPYTHON_WITH_GIL
+
+
+def _python_version() -> str:
+    # "3.12.1", "3.14.0rc1": the version as python --version says it.
+    return sys.version.split()[0]
+
+
+def _engine_variable() -> str:
+    from ._engines import ENGINE_VARIABLE
+
+    return ENGINE_VARIABLE
 
 
 def program_name() -> str:
@@ -317,18 +364,86 @@ def program_name() -> str:
 
 def usage_error(prog: str, message: str) -> int:
     """Report a usage error as argparse does: usage, then ``prog: error: message``."""
-    sys.stderr.write(USAGE.format(prog=prog))
-    sys.stderr.write(f"{prog}: error: {message}\n")
+    _write(sys.stderr, USAGE.format(prog=prog) + f"{prog}: error: {message}\n")
     return USAGE_STATUS
 
 
-def _scan(prog: str, argv: list[str]) -> int:
+def _print(text: str) -> int:
+    """Write *text*, our own output, to stdout in one piece; return 0.
+
+    In one write, as python writes its ``--help``: a reader that stops after
+    the first line (``| head -1``) has then received all of it, and neither
+    side sees a broken pipe.
+    """
+    _write(sys.stdout, text)
+    return 0
+
+
+def _stdout_or_devnull() -> None:
+    """Give output of ours nowhere to go when stdout was closed, as python's own options do.
+
+    Started with descriptor 1 closed (``>&-``), Python has ``sys.stdout`` None:
+    ``print()`` then prints nothing, but argparse moves its help to stderr and
+    a report written to the stream fails.  python's own ``--help`` prints
+    nothing and exits 0.
+    """
+    if sys.stdout is None:
+        sys.stdout = open(os.devnull, "w")  # noqa: SIM115 (for the rest of the process)
+
+
+def _write(stream: "object", text: str) -> None:
+    if stream is None:
+        return  # started with that descriptor closed: python's own options print nothing
+    try:
+        stream.write(text)  # type: ignore[attr-defined]
+    except BrokenPipeError:
+        _discard(stream)
+
+
+def _finish_output(status: int) -> int:
+    """Flush our own output while we can still tell a reader that has gone; return *status*."""
+    stdout = sys.stdout
+    if stdout is not None:
+        try:
+            stdout.flush()
+        except BrokenPipeError:
+            _discard(stdout)
+    return status
+
+
+def _discard(stream: "object") -> None:
+    """Send the rest of *stream*, whose reader has gone, to the null device.
+
+    As the Python documentation advises for SIGPIPE (signal module, "Note on
+    SIGPIPE"): the interpreter's last flush at exit would otherwise fail
+    again and print "Exception ignored ... BrokenPipeError".  The exit status
+    stays what it would have been, as with ``python --help | head -1``.
+    """
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(devnull, stream.fileno())  # type: ignore[attr-defined]
+        finally:
+            os.close(devnull)
+    except (OSError, AttributeError, ValueError):
+        pass  # not a file descriptor of ours to redirect: nothing more to say
+
+
+def _scan(prog: str, argv: "list[str]") -> int:
     # Imported only when asked for: running a program must not pay for it.
+    import importlib
+
     try:
         scanner = importlib.import_module(f"{__package__}._scan")
     except ImportError as error:
         if error.name != f"{__package__}._scan":
             raise
         return usage_error(prog, "the scan subcommand is not available in this installation")
-    status = scanner.main(argv)
+    try:
+        status = scanner.main(argv)
+    except BrokenPipeError:
+        # Python 3.8's argparse lets its --help meet the closed pipe (3.9+
+        # ignore it); the scan's own report handles a reader gone itself.
+        _discard(sys.stdout)
+        return 0
     return int(status or 0)

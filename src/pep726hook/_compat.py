@@ -34,3 +34,57 @@ LEGACY_LOADERS_ARE_RUN = VERSION < (3, 15)
 TRIMS_IMPORTLIB_FRAMES = CPYTHON
 
 # --- runner --------------------------------------------------------------------------------
+
+# What `python TARGET` gives the program, version by version, which the runner
+# reproduces (_runner.py); then how CPython's file reader reads a script.
+
+# 3.9+ make a script's __main__.__file__, its code objects' file name and the
+# sys.path entry of a directory or zip file target absolute; 3.8 keeps the
+# path as typed.
+MAIN_PATHS_ARE_ABSOLUTE = VERSION >= (3, 9)
+# __main__ starts with an empty __annotations__ dict before 3.14, which
+# creates module annotations only when asked for (PEP 649).
+MAIN_HAS_ANNOTATIONS_DICT = VERSION < (3, 14)
+# 3.15 sets __cached__ on no module, __main__ included (neither runpy nor
+# `python script.py` does): spec.cached is where it lives now.
+MAIN_HAS_CACHED = VERSION < (3, 15)
+# 3.15 compiles a script and -c code as module "__main__", which is what a
+# `-W error::SyntaxWarning:__main__` filter matches.
+COMPILES_MAIN_AS_A_MODULE = VERSION >= (3, 15)
+# `python -c CODE` honours a PEP 263 coding declaration in CODE on CPython
+# 3.8 and 3.9 and on PyPy; CPython 3.10+ compile the command as the text it is.
+COMMAND_HONOURS_CODING_DECLARATION = VERSION < (3, 10) or not CPYTHON
+# CPython 3.13+ put the source of -c code into linecache before running it,
+# so that tracebacks and warnings show its lines: 3.13 under the file name
+# "<string>", 3.14+ under a key of each code object of it (file name,
+# qualified name, first line).
+COMMAND_SOURCE_IN_LINECACHE = CPYTHON and VERSION >= (3, 13)
+LINECACHE_KEYS_BY_CODE = VERSION >= (3, 14)
+# An uncaught exception is also recorded as sys.last_exc from 3.12 on.
+RECORDS_LAST_EXC = VERSION >= (3, 12)
+# "can't open file 'x.py'": CPython quotes the missing script's name, PyPy does not.
+QUOTES_A_MISSING_SCRIPT = IMPLEMENTATION != "pypy"
+
+# CPython's file reader reads a script unlike compile() of the same bytes
+# (_runner_source.py); PyPy reads a script as compile() does.
+FILE_READER_DIFFERS_FROM_COMPILE = CPYTHON
+# 3.8 and 3.9: the old tokenizer reads newlines universally and reports a
+# source that ends too early on the line after the last, without its text.
+OLD_FILE_TOKENIZER = VERSION < (3, 10)
+# 3.10's file tokenizer has read one line ahead when it meets an
+# undecodable byte: the error names the line after it.
+FILE_READER_READS_A_LINE_AHEAD = VERSION == (3, 10)
+# 3.14+ decode the whole file before tokenizing: an undeclared non-UTF-8 byte
+# is compile()'s own error plus the file name, declared UTF-8 is checked, and
+# a declared encoding is checked from the end of the declaration's line on.
+FILE_READER_DECODES_THE_FILE = VERSION >= (3, 14)
+# 3.8's SyntaxError for an undecodable script carries its line number.
+ENCODING_ERRORS_HAVE_A_LINE = VERSION < (3, 9)
+# Where the "Non-UTF-8 code" message sends the reader.
+PEP_263_URL = (
+    "http://python.org/dev/peps/pep-0263/"
+    if VERSION < (3, 9)
+    else "https://python.org/dev/peps/pep-0263/"
+    if VERSION < (3, 11)
+    else "https://peps.python.org/pep-0263/"
+)

@@ -1,26 +1,36 @@
 """Run a script, module, directory, zip file or code string as ``__main__``.
 
 The runner does what ``python TARGET args`` does, with the hook already
-installed: it prepares ``sys.argv``, ``sys.path[0]`` and a real ``__main__``
-module (the shape of coverage.py's ``execfile.PyRunner``), then runs the
-target's code in that module.  Module resolution (``-m``, and ``__main__`` of a
-directory or zip file) is runpy's own, as pdb and cProfile use it, so packages,
-error messages and ``__spec__`` come out as Python gives them.
+installed: a :class:`Runner` prepares ``sys.argv``, ``sys.path[0]`` and a real
+``__main__`` module, then runs the target's code in that module (the shape of
+coverage.py's ``execfile.PyRunner``).  Module resolution (``-m``, and
+``__main__`` of a directory or zip file) is runpy's own, as pdb and cProfile
+use it, so packages, error messages and ``__spec__`` come out as Python gives
+them.
+
+Every program started through the runner pays for what this module imports
+before its first line runs, so it imports only what the target needs: runpy
+for a module, a directory or a zip file, the file reader's rules
+(:mod:`._runner_source`) for a script, nothing for ``-c`` code (but
+:mod:`linecache` on CPython 3.13+, as python itself).  This module
+has no ``from __future__`` import: ``exec()`` of ``-c`` code inherits the
+future features of the module that calls it.
 """
 
-from __future__ import annotations
-
-import builtins
-import contextlib
 import os
-import re
-import runpy
 import sys
-from importlib.machinery import BuiltinImporter, SourceFileLoader, SourcelessFileLoader
-from importlib.util import MAGIC_NUMBER
 
-from ._class_engine import defines_hooks
-from ._finder import code_may_define_hooks
+from ._compat import (
+    COMMAND_HONOURS_CODING_DECLARATION,
+    COMMAND_SOURCE_IN_LINECACHE,
+    COMPILES_MAIN_AS_A_MODULE,
+    LINECACHE_KEYS_BY_CODE,
+    MAIN_HAS_ANNOTATIONS_DICT,
+    MAIN_HAS_CACHED,
+    MAIN_PATHS_ARE_ABSOLUTE,
+    QUOTES_A_MISSING_SCRIPT,
+    RECORDS_LAST_EXC,
+)
 from ._install import is_installed, upgrade
 
 TYPE_CHECKING = False
@@ -30,24 +40,14 @@ if TYPE_CHECKING:
 else:
     ModuleType = type(sys)
 
-_NUL_TO_END_OF_LINE = re.compile(rb"\0[^\n]*\n?")
-# PEP 263's regular expression, on bytes.
-_CODING_DECLARATION = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)")
-# 3.15 no longer sets __cached__ on any module, __main__ included (neither
-# runpy nor `python script.py` does): spec.cached is where it lives now.
-_MODULES_HAVE_CACHED = sys.version_info < (3, 15)
-
-# Files whose frames are ours or runpy's: they are trimmed from the front of a
-# traceback so that the user sees what ``python TARGET`` would have shown.
+# PEP 726's two names: a module binds a hook by defining one of them.
+_HOOK_NAMES = ("__setattr__", "__delattr__")
 _HERE = os.path.dirname(os.path.abspath(__file__))
+# Our own files, whose frames are trimmed from the front of a traceback so
+# that the user sees what ``python TARGET`` would have shown (runpy's too).
 _RUNNER_FILES = frozenset(
-    {
-        os.path.join(_HERE, "_runner.py"),
-        os.path.join(_HERE, "_cli.py"),
-        os.path.join(_HERE, "__main__.py"),
-        os.path.abspath(runpy.__file__) if runpy.__file__ else "",
-        "<frozen runpy>",
-    }
+    os.path.join(_HERE, name)
+    for name in ("_runner.py", "_runner_source.py", "_cli.py", "__main__.py")
 )
 
 
@@ -74,18 +74,22 @@ class Runner:
     source as typed; *args* are the target's own arguments.
     """
 
-    def __init__(self, kind: str, target: str, args: Sequence[str]) -> None:
+    def __init__(self, kind: str, target: str, args: "Sequence[str]") -> None:
         if kind not in ("script", "module", "code"):
             raise ValueError(f"unknown target kind {kind!r}")
         self.kind = kind
         self.target = target
         self.args = list(args)
         self.module: ModuleType | None = None
-        self.code: CodeType | None = None
+        # What run() executes: a code object, or the source of -c code that
+        # cannot bind a hook, which exec() compiles itself (see _prepare_code).
+        self.code: CodeType | str | bytes | None = None
+        # The new __main__'s namespace, read after its body ran.
+        self._namespace: dict[str, Any] = {}
 
     # -- preparing ---------------------------------------------------------
 
-    def prepare(self) -> ModuleType:
+    def prepare(self) -> "ModuleType":
         """Set up ``sys.argv``, ``sys.path[0]`` and a fresh ``__main__``; return it.
 
         Raises :class:`TargetError` when the target cannot be found or read.
@@ -93,15 +97,13 @@ class Runner:
         ``pkg`` first, as Python does, so install the hook before calling this.
         """
         if self.kind == "code":
-            self._prepare_code()
+            may_bind_hooks = self._prepare_code()
         elif self.kind == "module":
-            self._prepare_module()
+            may_bind_hooks = self._prepare_module()
+        elif _path_importer(self.target) is None:
+            may_bind_hooks = self._prepare_script()
         else:
-            importer = _path_importer(self.target)
-            if importer is None:
-                self._prepare_script()
-            else:
-                self._prepare_main_of(self.target)
+            may_bind_hooks = self._prepare_main_of(self.target)
         module = self.module
         assert module is not None
         # A module object, never a bare dict: pickle looks classes up on
@@ -110,20 +112,39 @@ class Runner:
         # Upgraded before its code runs when that code can bind a hook, so
         # `import __main__; __main__.x = 1` calls it while the body still runs;
         # any other __main__ stays a plain module, as the finder leaves
-        # modules whose code cannot bind one (issue 13, finding 15).
-        assert self.code is not None
-        if code_may_define_hooks(self.code):
+        # modules whose code cannot bind one (lazy_loader and others check
+        # `type(module) is ModuleType`).
+        if may_bind_hooks:
             upgrade(module)
         return module
 
-    def _prepare_code(self) -> None:
+    def _prepare_code(self) -> bool:
         # python -c puts '' (the current directory, looked up at each import) first.
         _set_path0("")
         sys.argv = ["-c", *self.args]
-        self.code = _compile(self.target.encode("utf-8"), "<string>")
-        self.module = _new_main({"__loader__": BuiltinImporter})
+        source: str | bytes = self.target
+        if COMMAND_HONOURS_CODING_DECLARATION:
+            source = self.target.encode("utf-8")
+        may_bind_hooks = _may_name_a_hook(self.target)
+        if may_bind_hooks or COMPILES_MAIN_AS_A_MODULE:
+            from ._runner_source import compile_main
 
-    def _prepare_module(self) -> None:
+            self.code = code = compile_main(source, "<string>")
+            may_bind_hooks = _code_may_bind_hooks(code)
+        else:
+            # compile() first builds the classes of the ast module (about a
+            # quarter of `python -c pass` on 3.12, as many instructions as
+            # the rest of the runner): exec() of the source compiles it
+            # without them, as python does, under the same name "<string>".
+            self.code = source
+        if COMMAND_SOURCE_IN_LINECACHE:
+            _show_command_lines(self.target, self.code)
+        self._new_main({"__loader__": _builtin_importer()})
+        return may_bind_hooks
+
+    def _prepare_module(self) -> bool:
+        import runpy
+
         _set_path0(os.getcwd())
         # While the module is being found, Python reports argv[0] as "-m".
         sys.argv = ["-m", *self.args]
@@ -134,12 +155,15 @@ class Runner:
         except _RunpyError as error:
             raise TargetError(str(error), 1) from None
         self.code = code
-        self.module = _new_main(_namespace_from_spec(spec))
+        self._new_main(_namespace_from_spec(spec))
         sys.argv[0] = spec.origin
+        return _code_may_bind_hooks(code)
 
-    def _prepare_main_of(self, location: str) -> None:
+    def _prepare_main_of(self, location: str) -> bool:
         """A directory or zip file: run its ``__main__`` as Python does (via runpy)."""
-        path_entry = location if sys.version_info < (3, 9) else os.path.abspath(location)
+        import runpy
+
+        path_entry = os.path.abspath(location) if MAIN_PATHS_ARE_ABSOLUTE else location
         # Python puts the archive first even under -P: that is where __main__ is.
         if _safe_path():
             sys.path.insert(0, path_entry)
@@ -153,19 +177,21 @@ class Runner:
         except _RunpyError as error:
             raise TargetError(str(error), 1) from None
         self.code = code
-        self.module = _new_main(_namespace_from_spec(spec))
+        self._new_main(_namespace_from_spec(spec))
+        return _code_may_bind_hooks(code)
 
-    def _prepare_script(self) -> None:
+    def _prepare_script(self) -> bool:
+        from importlib.machinery import SourceFileLoader, SourcelessFileLoader
+
+        from ._runner_source import compile_script
+
         typed = self.target
-        # 3.9+ gives __main__.__file__ (and code objects) the absolute path.
-        filename = typed if sys.version_info < (3, 9) else os.path.abspath(typed)
+        filename = os.path.abspath(typed) if MAIN_PATHS_ARE_ABSOLUTE else typed
         try:
             with open(typed, "rb") as file:
                 data = file.read()
         except OSError as error:
-            # 3.8 names the file as typed; 3.9+ by its absolute path; PyPy
-            # does not quote it.
-            shown = filename if sys.implementation.name == "pypy" else repr(filename)
+            shown = repr(filename) if QUOTES_A_MISSING_SCRIPT else filename
             raise TargetError(
                 f"can't open file {shown}: [Errno {error.errno}] {error.strerror}", 2
             ) from None
@@ -177,16 +203,37 @@ class Runner:
         if _is_compiled(typed, data):
             loader = SourcelessFileLoader("__main__", filename)
             try:
-                self.code = loader.get_code("__main__")
+                code = loader.get_code("__main__")
             except ImportError as error:
                 raise TargetError(f"can't run {shown_name(typed)}: {error}", 1) from None
         else:
             loader = SourceFileLoader("__main__", filename)
-            self.code = _compile_script(_as_python_reads_a_script(data, filename), filename)
+            code = compile_script(data, filename)
+        self.code = code
         namespace: dict[str, Any] = {"__file__": filename, "__loader__": loader}
-        if _MODULES_HAVE_CACHED:
+        if MAIN_HAS_CACHED:
             namespace["__cached__"] = None
-        self.module = _new_main(namespace)
+        self._new_main(namespace)
+        return _code_may_bind_hooks(code)
+
+    def _new_main(self, extra: "dict[str, Any]") -> None:
+        """Make a fresh ``__main__`` with the globals Python gives its main module."""
+        module = ModuleType("__main__")
+        namespace = module.__dict__
+        if MAIN_HAS_ANNOTATIONS_DICT:
+            namespace["__annotations__"] = {}
+        namespace.update(
+            {
+                "__builtins__": sys.modules["builtins"],
+                "__doc__": None,
+                "__loader__": None,
+                "__package__": None,
+                "__spec__": None,
+            }
+        )
+        namespace.update(extra)
+        self.module = module
+        self._namespace = namespace
 
     # -- running -----------------------------------------------------------
 
@@ -198,22 +245,72 @@ class Runner:
         ``KeyboardInterrupt`` is re-raised once reported (see
         :func:`report_exception`).
         """
-        if self.module is None or self.code is None:
+        if self.module is None:
             self.prepare()
-        module, code = self.module, self.code
-        assert module is not None and code is not None
+        code, namespace = self.code, self._namespace
+        assert code is not None
         try:
-            exec(code, module.__dict__)
+            exec(code, namespace)
         except SystemExit:
             raise
         except BaseException as error:
+            if COMMAND_SOURCE_IN_LINECACHE and isinstance(code, (str, bytes)):
+                # Now, for the lines of the functions of -c code as well (see
+                # _show_command_lines): what it costs no longer delays the program.
+                from ._runner_source import compile_main
+
+                _show_command_lines(self.target, compile_main(code, "<string>"))
             return report_exception(error)
         finally:
             # A hook bound another way (globals()[...], exec) still counts for
             # what runs after the body: threads, atexit handlers.
-            if is_installed() and defines_hooks(module):
-                upgrade(module)
+            if is_installed() and any(name in namespace for name in _HOOK_NAMES):
+                assert self.module is not None
+                upgrade(self.module)
         return 0
+
+
+def _may_name_a_hook(source: str) -> bool:
+    """Tell whether the text of *source* may bind a hook by name.
+
+    Only a name spelt in the text can be bound at the top level, and a
+    non-ASCII identifier may be another spelling of one (NFKC), so such
+    source is compiled to be sure.
+    """
+    return not source.isascii() or any(name in source for name in _HOOK_NAMES)
+
+
+def _show_command_lines(source: str, code: "CodeType | str | bytes") -> None:
+    """Put -c *source* into linecache as python does, for tracebacks and warnings to show.
+
+    On 3.14+ each code object of the source is a key of its own; given the
+    source not compiled yet (*code* is the source), only the top level is
+    registered now, which costs no compile() (see _prepare_code), and its
+    functions' lines once an exception is reported (Runner.run).
+    """
+    import linecache
+
+    entry = (len(source), None, [line + "\n" for line in source.splitlines()], "<string>")
+    if not LINECACHE_KEYS_BY_CODE:
+        linecache.cache["<string>"] = entry
+    elif isinstance(code, (str, bytes)):
+        linecache._interactive_cache[("<string>", "<module>", 1)] = entry  # type: ignore[attr-defined]
+    else:
+        linecache._register_code(code, source, "<string>")  # type: ignore[attr-defined]
+
+
+def _code_may_bind_hooks(code: "CodeType") -> bool:
+    from ._finder import code_may_define_hooks
+
+    return code_may_define_hooks(code)
+
+
+def _builtin_importer() -> "Any":
+    # What python -c gives __main__.__loader__; runpy (and so `python -m`)
+    # imports importlib.machinery before we run, the console script does not.
+    from importlib.machinery import BuiltinImporter
+
+    return BuiltinImporter
 
 
 def report_exception(error: BaseException) -> int:
@@ -230,7 +327,7 @@ def report_exception(error: BaseException) -> int:
         error,
         error.__traceback__,
     )
-    if sys.version_info >= (3, 12):
+    if RECORDS_LAST_EXC:
         sys.last_exc = error
     sys.excepthook(type(error), error, error.__traceback__)
     if isinstance(error, KeyboardInterrupt):
@@ -238,7 +335,7 @@ def report_exception(error: BaseException) -> int:
     return 1
 
 
-def _leave_as_interrupted(error: KeyboardInterrupt) -> NoReturn:
+def _leave_as_interrupted(error: KeyboardInterrupt) -> "NoReturn":
     """Let *error*, already printed, end the process the way the interpreter does.
 
     After Ctrl-C, CPython (3.8+) and PyPy shut down as usual, atexit handlers
@@ -251,7 +348,9 @@ def _leave_as_interrupted(error: KeyboardInterrupt) -> NoReturn:
     previous = sys.excepthook
 
     def already_reported(
-        exc_type: type[BaseException], exc: BaseException, traceback: TracebackType | None
+        exc_type: "type[BaseException]",
+        exc: BaseException,
+        traceback: "TracebackType | None",
     ) -> None:
         sys.excepthook = previous
         if exc is not error:
@@ -259,16 +358,21 @@ def _leave_as_interrupted(error: KeyboardInterrupt) -> NoReturn:
             return
         # Post-mortem tools see what was printed, not our frames.
         error.__traceback__ = sys.last_traceback = shown
-        if sys.version_info >= (3, 12):
+        if RECORDS_LAST_EXC:
             sys.last_exc = error
 
     sys.excepthook = already_reported
     raise error
 
 
-def without_runner_frames(traceback: TracebackType | None) -> TracebackType | None:
+def without_runner_frames(traceback: "TracebackType | None") -> "TracebackType | None":
     """Drop the leading frames that belong to the runner (or runpy) from *traceback*."""
-    while traceback is not None and traceback.tb_frame.f_code.co_filename in _RUNNER_FILES:
+    runpy = sys.modules.get("runpy")
+    runpy_files = {"<frozen runpy>", getattr(runpy, "__file__", None) or "<frozen runpy>"}
+    while traceback is not None:
+        filename = traceback.tb_frame.f_code.co_filename
+        if filename not in _RUNNER_FILES and filename not in runpy_files:
+            break
         traceback = traceback.tb_next
     return traceback
 
@@ -278,20 +382,27 @@ def shown_name(path: str) -> str:
     return repr(os.path.abspath(path))
 
 
-def _path_importer(path: str) -> object | None:
+def _path_importer(path: str) -> "object | None":
     """Return the path entry finder for *path* if it is a directory or zip file.
 
     This is how runpy and Python's start-up tell "run ``__main__`` from here"
-    apart from "run this file".
+    apart from "run this file": the first of ``sys.path_hooks`` that accepts
+    *path*, cached as the import system caches it (``pkgutil.get_importer``,
+    without importing pkgutil).
     """
-    import pkgutil
-
     if not os.path.exists(path):
         return None
     try:
-        return pkgutil.get_importer(path)
-    except ImportError:
-        return None
+        return sys.path_importer_cache[path]
+    except KeyError:
+        pass
+    for hook in sys.path_hooks:
+        try:
+            importer = hook(path)
+        except ImportError:
+            continue
+        return sys.path_importer_cache.setdefault(path, importer)
+    return None
 
 
 def _safe_path() -> bool:
@@ -310,202 +421,12 @@ def _set_path0(entry: str) -> None:
 
 
 def _is_compiled(path: str, data: bytes) -> bool:
+    from importlib.util import MAGIC_NUMBER
+
     return path.endswith(".pyc") or data[:4] == MAGIC_NUMBER
 
 
-def _compile(source: bytes, filename: str) -> CodeType:
-    # Bytes so that a coding declaration is honoured; dont_inherit so that our
-    # own `from __future__ import annotations` does not leak into the target.
-    if sys.version_info >= (3, 15):
-        # 3.15 compiles a script and -c code as module "__main__", which is
-        # what a `-W error::SyntaxWarning:__main__` filter matches.
-        return compile(source, filename, "exec", dont_inherit=True, module="__main__")
-    return compile(source, filename, "exec", dont_inherit=True)
-
-
-# Errors a 3.8/3.9 parser raises when the source ends too early.
-_EOF_ERRORS = ("unexpected EOF while parsing", "expected an indented block")
-_NO_BLOCK_AT_EOF = "expected an indented block"  # 3.10+: "... after 'if' statement on line 1"
-_NON_UTF_8 = "Non-UTF-8 code starting with "
-
-
-def _compile_script(source: bytes, filename: str) -> CodeType:
-    """Compile a script's source as ``python SCRIPT`` does, errors included.
-
-    CPython reads a script through its file tokenizer, which, when the source
-    ends too early, has already moved past the last line, where compile()'s
-    string tokenizer stays on it (issue 13, finding 14).  3.8 and 3.9 then
-    report the error on the line after the last, with no text (an unclosed
-    triple-quoted string: numbered past even that line), and read newlines
-    universally; 3.10+ keep the line but an indented block missing at the end
-    has no column.
-    """
-    if not _CPYTHON:
-        return _compile(source, filename)
-    old_tokenizer = sys.version_info < (3, 10)
-    if old_tokenizer:
-        source = source.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
-    try:
-        return _compile(source, filename)
-    except SyntaxError as error:
-        lines = source.splitlines()
-        at_end = error.lineno == max(len(lines), 1) and (error.offset or 0) > len(
-            (error.text or "").rstrip("\r\n")
-        )
-        if not old_tokenizer:
-            if error.msg.startswith(_NON_UTF_8) and sys.version_info >= (3, 14):
-                # "... starting with '\xff' in file /abs/script.py on line 1, ..."
-                head, _, tail = error.msg.partition(" on line ")
-                error.msg = f"{head} in file {filename} on line {tail}"
-                error.args = (error.msg, *error.args[1:])
-            if at_end and error.msg.startswith(_NO_BLOCK_AT_EOF):
-                error.offset = 0
-                error.args = (error.msg, (*error.args[1][:2], 0, *error.args[1][3:]))
-            raise
-        if error.msg == "EOF while scanning triple-quoted string literal":
-            error.lineno = source.count(b"\n") + 2
-        elif at_end and error.msg in _EOF_ERRORS:
-            error.lineno, error.text = len(lines) + 1, ""
-        else:
-            raise
-        error.args = (error.msg, (error.filename, error.lineno, error.offset, error.text))
-        raise
-
-
-def _null_bytes_are_a_syntax_error() -> bool:
-    # gh-96670 (CPython 3.11.x, 3.12): the parser itself refuses NUL bytes, in
-    # strings as in files; before, compile() raised ValueError for a string
-    # and the file reader silently cut each line at its NUL.
-    try:
-        compile(b"\0", "<probe>", "exec", dont_inherit=True)
-    except SyntaxError:
-        return True
-    except ValueError:
-        return False
-    return True
-
-
-_CPYTHON = sys.implementation.name == "cpython"
-_PEP_263 = (
-    "http://python.org/dev/peps/pep-0263/"
-    if sys.version_info < (3, 9)
-    else "https://python.org/dev/peps/pep-0263/"
-    if sys.version_info < (3, 11)
-    else "https://peps.python.org/pep-0263/"
-)
-
-
-def _as_python_reads_a_script(data: bytes, filename: str) -> bytes:
-    """Return the source ``python SCRIPT`` would compile, or raise its SyntaxError.
-
-    CPython reads a script through its file tokenizer, which treats NUL bytes
-    and undecodable bytes differently from ``compile()`` of the same bytes
-    (issue 13, finding 14): the runner must fail, or run, as ``python`` does.
-    """
-    nul = data.find(b"\0")
-    if nul >= 0:
-        if not _null_bytes_are_a_syntax_error():
-            # CPython 3.8-3.10: the line ends at its NUL; the rest of it,
-            # newline included, is never seen.  PyPy 3.9 has rules of its own.
-            return _NUL_TO_END_OF_LINE.sub(b"", data) if _CPYTHON else data
-        line_start = data.rfind(b"\n", 0, nul) + 1
-        lineno = data.count(b"\n", 0, nul) + 1
-        text = data[line_start:nul].decode("utf-8", "replace")
-        raise SyntaxError(
-            "source code cannot contain null bytes", (filename, lineno, 0, text, lineno, 0)
-        )
-    if not _CPYTHON:
-        return data
-    declared = _declared_encoding(data)
-    if declared is None:
-        if sys.version_info < (3, 14):
-            # 3.14+: compile() reports it (_compile_script adds "in file ...").
-            _check_undeclared_utf_8(data, filename)
-    elif _is_utf_8(declared):
-        # The file reader passes declared UTF-8 through undecoded: compile()
-        # then fails as python does, except 3.14+, which decodes the file.
-        if sys.version_info >= (3, 14):
-            _check_declared_utf_8(data, filename)
-    else:
-        with contextlib.suppress(LookupError):  # compile() reports it as python does
-            _check_declared(data, declared, filename)
-    return data
-
-
-def _check_declared(data: bytes, declared: str, filename: str) -> None:
-    first_newline = data.find(b"\n")
-    on_first_line = _CODING_DECLARATION.match(data[: max(first_newline, 0)]) is not None
-    if sys.version_info >= (3, 14):
-        # The file reader decodes from the newline that ends the
-        # declaration's line on, and counts the byte's position from there.
-        rest = first_newline if on_first_line else data.find(b"\n", first_newline + 1)
-        try:
-            data[max(rest, 0) :].decode(declared)
-        except UnicodeDecodeError as error:
-            raise SyntaxError(str(error), (filename, 0, -1, None, None, None)) from None
-        return
-    try:
-        data.decode(declared)
-    except UnicodeDecodeError:
-        message = f"encoding problem: {declared}"
-        if sys.version_info < (3, 9):
-            # Numbered as the line that declares the encoding.
-            declaration_line = 1 if on_first_line else 2
-            raise SyntaxError(message, (filename, declaration_line, 0, None)) from None
-        raise SyntaxError(message) from None
-
-
-def _check_undeclared_utf_8(data: bytes, filename: str) -> None:
-    try:
-        data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        lineno = data.count(b"\n", 0, error.start) + 1
-        if sys.version_info[:2] == (3, 10):
-            lineno += 1  # 3.10's file tokenizer has read one line ahead
-        shown = filename if sys.version_info < (3, 9) else os.path.abspath(filename)
-        message = (
-            f"Non-UTF-8 code starting with '\\x{data[error.start]:02x}' in file {shown} "
-            f"on line {lineno}, but no encoding declared; see {_PEP_263} for details"
-        )
-        if sys.version_info < (3, 9):
-            raise SyntaxError(message, (filename, lineno, 0, None)) from None
-        raise SyntaxError(message) from None
-
-
-def _is_utf_8(encoding: str) -> bool:
-    # The tokenizer's own normalisation (get_normal_name): "UTF_8", "utf-8-sig"...
-    name = encoding[:12].lower().replace("_", "-")
-    return name == "utf-8" or name.startswith("utf-8-")
-
-
-def _check_declared_utf_8(data: bytes, filename: str) -> None:
-    """Raise the SyntaxError 3.14+'s file reader gives for invalid declared UTF-8."""
-    try:
-        data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        line_start = data.rfind(b"\n", 0, error.start) + 1
-        line_end = data.find(b"\n", error.start)
-        line = data[line_start : len(data) if line_end < 0 else line_end + 1]
-        try:
-            line.decode("utf-8")
-        except UnicodeDecodeError as in_line:
-            lineno = data.count(b"\n", 0, error.start) + 1
-            text = line.decode("utf-8", "replace")
-            raise SyntaxError(
-                f"(unicode error) {in_line}", (filename, lineno, 0, text, lineno, -1)
-            ) from None
-
-
-def _declared_encoding(data: bytes) -> str | None:
-    """Return the PEP 263 coding declaration of the first two lines, if any."""
-    for line in data.split(b"\n", 2)[:2]:
-        match = _CODING_DECLARATION.match(line)
-        if match:
-            return match.group(1).decode("ascii")
-    return None
-
-
-def _namespace_from_spec(spec: Any) -> dict[str, Any]:
+def _namespace_from_spec(spec: "Any") -> "dict[str, Any]":
     # The globals runpy._run_code gives a module run with `python -m`.
     namespace = {
         "__file__": spec.origin,
@@ -513,26 +434,6 @@ def _namespace_from_spec(spec: Any) -> dict[str, Any]:
         "__package__": spec.parent,
         "__spec__": spec,
     }
-    if _MODULES_HAVE_CACHED:
+    if MAIN_HAS_CACHED:
         namespace["__cached__"] = spec.cached
     return namespace
-
-
-def _new_main(extra: dict[str, Any]) -> ModuleType:
-    """Return a fresh ``__main__`` with the globals Python gives its main module."""
-    module = ModuleType("__main__")
-    namespace = module.__dict__
-    if sys.version_info < (3, 14):
-        # 3.14 creates module annotations lazily (PEP 649); before, __main__ has them.
-        namespace["__annotations__"] = {}
-    namespace.update(
-        {
-            "__builtins__": builtins,
-            "__doc__": None,
-            "__loader__": None,
-            "__package__": None,
-            "__spec__": None,
-        }
-    )
-    namespace.update(extra)
-    return module
