@@ -51,7 +51,8 @@ REQUIRED = (
     "src/pep726hook.pth",
     "src/pep726hook.start",
     "src/_pep726hook_startup.py",
-    "src/pep726hook/_native.c",
+    "src/c/native/native.h",
+    "src/c/native/store.c",
     "src/pep726hook/_scan/_memfind.c",
     "src/pep726hook/_scan/_memfind.pyi",
 )
