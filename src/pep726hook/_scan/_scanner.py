@@ -16,10 +16,12 @@ from typing import TYPE_CHECKING
 
 from ._files import collect_files
 from ._filter import Index, ParsePlan, has_token, may_matter, plan_parse
-from ._model import KINDS, Finding, ScanResult, Skipped, SourceFile
+from ._model import KINDS, Finding, Related, ScanResult, Skipped, SourceFile
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator, Sequence
+
+    from ._analysis import Item
 
 _KIND_ORDER = {kind: index for index, kind in enumerate(KINDS)}
 
@@ -168,11 +170,29 @@ def scan_file(
             found = analyse_source(data, source.path, source.module)
     except Unparsable as exc:
         return [], Skipped(source.path, str(exc)), True
-    findings = [
-        Finding(source.distribution, source.module, source.path, line, kind, detail, hint)
-        for line, kind, detail, hint in found
-    ]
-    return findings, None, True
+    return [_finding(source, item) for item in found], None, True
+
+
+def _finding(source: SourceFile, item: Item) -> Finding:
+    related: tuple[Related, ...] = ()
+    if item.helper is not None and item.helper_line is not None:
+        name = f"{source.module}.{item.helper}"
+        helper = Related("helper", source.path, item.helper_line, source.module, None, name)
+        related = (helper._replace(distribution=source.distribution),)
+    return Finding(
+        source.distribution,
+        source.module,
+        source.path,
+        item.line,
+        item.kind,
+        item.detail,
+        item.suggestion,
+        item.confidence,
+        item.class_line,
+        item.install_line,
+        item.read_cost,
+        related,
+    )
 
 
 class _Results:
@@ -356,8 +376,11 @@ def scan_files(
         result = _scan_all(list(unique.values()), thorough, jobs, progress)
     finally:
         progress.close()
+    findings = result.findings
+    if any(f.kind == "helper_workaround" for f in findings):
+        findings = _with_callers(findings, unique.values())
     findings = sorted(
-        result.findings,
+        findings,
         key=lambda f: (
             f.distribution is None,
             f.distribution or "",
@@ -368,6 +391,26 @@ def scan_files(
     )
     skipped = sorted(result.skipped)
     return ScanResult(_python_description(), len(unique), result.parsed, skipped, findings)
+
+
+def _with_callers(findings: list[Finding], files: Iterable[SourceFile]) -> list[Finding]:
+    """*findings* with a ``helper_call`` finding per call of an installing helper.
+
+    Only scans that found such a helper pay for this second pass over the files.
+    """
+    from ._callers import find_callers, helpers
+
+    found = helpers(findings)
+    if not found:
+        return findings
+    calls, callers = find_callers(files, found, _Reader())
+    updated = [
+        f._replace(related=f.related + tuple(sorted(callers[f], key=lambda r: (r.path, r.line))))
+        if f in callers
+        else f
+        for f in findings
+    ]
+    return updated + calls
 
 
 def scan(

@@ -1,0 +1,199 @@
+"""The callers of installing helpers: a second, narrow pass over the scanned files.
+
+A helper such as ``def deprecated(value, module_name): sys.modules[module_name]
+= Wrapper(...)`` installs its workaround on modules elsewhere, in the same
+distribution or in others.  Once the first pass has found the helpers, each
+file is searched for the helpers' names as bytes; the few files that mention
+one are parsed, and a call counts when it reaches the helper through what the
+file imports (``from pkg.mod import deprecated``, ``import pkg.mod as m;
+m.deprecated(...)``, relative imports) or, in the helper's own module, by its
+bare name.  Calls through other indirections are not followed.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import TYPE_CHECKING, NamedTuple, Protocol
+
+from ._analysis import Unparsable, parse_source
+from ._filter import mentions
+from ._model import Finding, Related, SourceFile
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Iterator
+
+
+class Reader(Protocol):
+    """How files are read: into a reused buffer (the scanner's reader)."""
+
+    buffer: bytearray
+
+    def read(self, path: str) -> int: ...
+
+    def data(self, length: int) -> bytes: ...
+
+
+class Helper(NamedTuple):
+    """A module-level function that installs a workaround on a module it is given."""
+
+    module: str
+    function: str
+    finding: Finding
+
+
+def helpers(findings: Iterable[Finding]) -> list[Helper]:
+    """The helpers among *findings* that other code can import and call."""
+    found = []
+    for finding in findings:
+        if finding.kind != "helper_workaround":
+            continue
+        for related in finding.related:
+            if related.role == "helper" and related.name:
+                function = related.name[len(finding.module) + 1 :]
+                if function.isidentifier():  # not a method nor a nested function
+                    found.append(Helper(finding.module, function, finding))
+    return found
+
+
+def _package(source: SourceFile) -> str:
+    module = source.module
+    if source.relative.endswith("__init__.py"):
+        return module
+    return module.rpartition(".")[0]
+
+
+def _absolute(node: ast.ImportFrom, source: SourceFile) -> str | None:
+    """The module an ``from ... import`` names, relative imports resolved against *source*."""
+    if not node.level:
+        return node.module
+    parts = _package(source).split(".")
+    if node.level - 1 > len(parts) or not parts[0]:
+        return None
+    base = parts[: len(parts) - (node.level - 1)]
+    return ".".join(base + ([node.module] if node.module else []))
+
+
+def _dotted(node: ast.expr) -> str | None:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        value = _dotted(node.value)
+        return None if value is None else f"{value}.{node.attr}"
+    return None
+
+
+def calls(tree: ast.Module, source: SourceFile, helper: Helper) -> Iterator[int]:
+    """Lines of the calls of *helper* in *tree*, the module of *source*."""
+    functions, modules = _bindings(tree, source, helper)
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        if isinstance(func, ast.Name) and func.id in functions:
+            yield node.lineno
+        elif isinstance(func, ast.Attribute) and func.attr == helper.function:
+            dotted = _dotted(func.value)
+            if dotted is None:
+                continue
+            first, _, rest = dotted.partition(".")
+            if first in modules:
+                resolved = modules[first] + (f".{rest}" if rest else "")
+                if resolved == helper.module:
+                    yield node.lineno
+
+
+def _bindings(
+    tree: ast.Module, source: SourceFile, helper: Helper
+) -> tuple[set[str], dict[str, str]]:
+    """The names *tree* binds to *helper*, and the names it binds to modules (with theirs).
+
+    Imports anywhere in the file count, as if made at its top.
+    """
+    functions: set[str] = set()
+    modules: dict[str, str] = {}  # local name -> module it is bound to
+    if source.module == helper.module:
+        functions.add(helper.function)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            origin = _absolute(node, source)
+            if origin is None:
+                continue
+            for alias in node.names:
+                local = alias.asname or alias.name
+                if origin == helper.module and alias.name == helper.function:
+                    functions.add(local)
+                elif f"{origin}.{alias.name}" == helper.module or helper.module.startswith(
+                    f"{origin}.{alias.name}."
+                ):
+                    modules[local] = f"{origin}.{alias.name}"
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.asname:
+                    modules[alias.asname] = alias.name
+                else:
+                    top = alias.name.partition(".")[0]
+                    modules[top] = top
+    return functions, modules
+
+
+def find_callers(
+    files: Iterable[SourceFile], found: list[Helper], reader: Reader
+) -> tuple[list[Finding], dict[Finding, list[Related]]]:
+    """``helper_call`` findings for every call of *found*, and the callers of each helper."""
+    names = {helper.function.encode() for helper in found}
+    new: list[Finding] = []
+    callers: dict[Finding, list[Related]] = {}
+    for source in files:
+        try:
+            length = reader.read(source.path)
+        except OSError:
+            continue  # already reported by the first pass
+        if not mentions(reader.buffer, names, length):
+            continue
+        try:
+            tree, _ = parse_source(reader.data(length), source.path)
+        except Unparsable:
+            continue  # already reported by the first pass, if it mattered there
+        for helper in found:
+            for line in calls(tree, source, helper):
+                new.append(_call_finding(source, line, helper))
+                callers.setdefault(helper.finding, []).append(
+                    Related("caller", source.path, line, source.module, source.distribution)
+                )
+    return new, callers
+
+
+def _call_finding(source: SourceFile, line: int, helper: Helper) -> Finding:
+    origin = helper.finding
+    name = f"{helper.module}.{helper.function}"
+    same = source.distribution == origin.distribution
+    related = [
+        Related("helper", origin.path, r.line, origin.module, origin.distribution, name)
+        for r in origin.related
+        if r.role == "helper"
+    ]
+    if origin.class_line is not None:
+        related.append(
+            Related("class", origin.path, origin.class_line, origin.module, origin.distribution)
+        )
+    if origin.install_line is not None:
+        related.append(
+            Related("install", origin.path, origin.install_line, origin.module, origin.distribution)
+        )
+    where = "" if same else f" of distribution {origin.distribution or '-'}"
+    return Finding(
+        source.distribution,
+        source.module,
+        source.path,
+        line,
+        "helper_call",
+        f"calls {name}{where} ({origin.path}:{origin.line}), which installs a workaround"
+        " on a module it is given",
+        f"nothing to change in this call once {name} installs PEP 726 hooks (see its"
+        f" helper_workaround finding); until then this module pays the read cost below",
+        "medium" if same else "low",
+        None,
+        None,
+        origin.read_cost,
+        tuple(related),
+    )
