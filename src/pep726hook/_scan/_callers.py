@@ -13,6 +13,7 @@ bare name.  Calls through other indirections are not followed.
 from __future__ import annotations
 
 import ast
+import re
 from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 from ._analysis import Unparsable, parse_source
@@ -82,30 +83,68 @@ def _dotted(node: ast.expr) -> str | None:
     return None
 
 
-def calls(tree: ast.Module, source: SourceFile, helper: Helper) -> Iterator[int]:
-    """Lines of the calls of *helper* in *tree*, the module of *source*."""
-    functions, modules = _bindings(tree, source, helper)
-    for node in ast.walk(tree):
-        if not isinstance(node, ast.Call):
+_BLOCK_FIELDS = frozenset(("body", "orelse", "finalbody", "handlers", "cases"))
+
+
+def _statements(body: Iterable[ast.AST]) -> Iterator[ast.AST]:
+    """Every statement (and except/case clause), at any depth, without entering expressions."""
+    for node in body:
+        yield node
+        for field in _BLOCK_FIELDS:
+            inner = getattr(node, field, None)
+            if isinstance(inner, list):
+                yield from _statements(inner)
+
+
+def _expressions(stmt: ast.AST) -> Iterator[ast.AST]:
+    """The expression nodes of *stmt* itself (a compound statement's header, not its blocks)."""
+    for field, value in ast.iter_fields(stmt):
+        if field in _BLOCK_FIELDS:
             continue
-        func = node.func
-        if isinstance(func, ast.Name) and func.id in functions:
-            yield node.lineno
-        elif isinstance(func, ast.Attribute) and func.attr == helper.function:
-            dotted = _dotted(func.value)
-            if dotted is None:
-                continue
-            first, _, rest = dotted.partition(".")
-            if first in modules:
-                resolved = modules[first] + (f".{rest}" if rest else "")
-                if resolved == helper.module:
-                    yield node.lineno
+        for item in value if isinstance(value, list) else [value]:
+            if isinstance(item, ast.AST):
+                yield from ast.walk(item)
+
+
+def calls(tree: ast.Module, source: SourceFile, helper: Helper, lines: set[int]) -> Iterator[int]:
+    """Lines of the calls of *helper* in *tree*, the module of *source*.
+
+    Only statements that span one of *lines* (where the bytes show the name
+    followed by a parenthesis) have their expressions walked: walking every
+    node of a large module costs several times its parse.
+    """
+    statements = list(_statements(tree.body))
+    functions, modules = _bindings(statements, source, helper)
+    if not functions and not modules:
+        return
+    for stmt in statements:
+        first: int | None = getattr(stmt, "lineno", None)
+        if first is None:
+            continue
+        last: int = getattr(stmt, "end_lineno", None) or first
+        if not any(first <= line <= last for line in lines):
+            continue
+        for node in _expressions(stmt):
+            if isinstance(node, ast.Call) and _reaches(node.func, helper, functions, modules):
+                yield node.lineno
+
+
+def _reaches(func: ast.expr, helper: Helper, functions: set[str], modules: dict[str, str]) -> bool:
+    if isinstance(func, ast.Name):
+        return func.id in functions
+    if not (isinstance(func, ast.Attribute) and func.attr == helper.function):
+        return False
+    dotted = _dotted(func.value)
+    if dotted is None:
+        return False
+    first, _, rest = dotted.partition(".")
+    return first in modules and modules[first] + (f".{rest}" if rest else "") == helper.module
 
 
 def _bindings(
-    tree: ast.Module, source: SourceFile, helper: Helper
+    statements: list[ast.AST], source: SourceFile, helper: Helper
 ) -> tuple[set[str], dict[str, str]]:
-    """The names *tree* binds to *helper*, and the names it binds to modules (with theirs).
+    """The names that bind *helper*, and the names bound to modules (with their modules).
 
     Imports anywhere in the file count, as if made at its top.
     """
@@ -113,7 +152,7 @@ def _bindings(
     modules: dict[str, str] = {}  # local name -> module it is bound to
     if source.module == helper.module:
         functions.add(helper.function)
-    for node in ast.walk(tree):
+    for node in statements:
         if isinstance(node, ast.ImportFrom):
             origin = _absolute(node, source)
             if origin is None:
@@ -136,11 +175,42 @@ def _bindings(
     return functions, modules
 
 
+class _Wanted:
+    """What the bytes of a file must show for it to call a helper, checked before parsing."""
+
+    def __init__(self, helper: Helper) -> None:
+        self.helper = helper
+        self.name = helper.function.encode()
+        # Every import that reaches the helper names its module's last part:
+        # ``from pkg.utils import f``, ``from . import utils``, ``import pkg.utils``.
+        self.module_part = helper.module.rpartition(".")[2].encode()
+        self.call = self._call_pattern(self.name)
+        self.renamed = re.compile(rb"(?<![\w])" + re.escape(self.name) + rb"[ \t]+as[ \t]+(\w+)")
+
+    @staticmethod
+    def _call_pattern(name: bytes) -> re.Pattern[bytes]:
+        return re.compile(rb"(?<![\w])" + re.escape(name) + rb"[ \t]*\(")
+
+    def lines(self, data: bytes, source: SourceFile) -> set[int]:
+        """Lines where *data* may call the helper (empty when it cannot)."""
+        if source.module != self.helper.module and self.module_part not in data:
+            return set()
+        patterns = [self.call]
+        # ``from pkg.mod import helper as other``: calls spell the new name.
+        patterns += [self._call_pattern(m.group(1)) for m in self.renamed.finditer(data)]
+        return {
+            data.count(b"\n", 0, match.start()) + 1
+            for pattern in patterns
+            for match in pattern.finditer(data)
+        }
+
+
 def find_callers(
     files: Iterable[SourceFile], found: list[Helper], reader: Reader
 ) -> tuple[list[Finding], dict[Finding, list[Related]]]:
     """``helper_call`` findings for every call of *found*, and the callers of each helper."""
-    names = {helper.function.encode() for helper in found}
+    wanted = [_Wanted(helper) for helper in found]
+    names = {want.name for want in wanted}
     new: list[Finding] = []
     callers: dict[Finding, list[Related]] = {}
     for source in files:
@@ -150,12 +220,17 @@ def find_callers(
             continue  # already reported by the first pass
         if not mentions(reader.buffer, names, length):
             continue
+        data = reader.data(length)
+        candidates = [(want.helper, want.lines(data, source)) for want in wanted]
+        candidates = [(helper, lines) for helper, lines in candidates if lines]
+        if not candidates:
+            continue
         try:
-            tree, _ = parse_source(reader.data(length), source.path)
+            tree, _ = parse_source(data, source.path)
         except Unparsable:
             continue  # already reported by the first pass, if it mattered there
-        for helper in found:
-            for line in calls(tree, source, helper):
+        for helper, lines in candidates:
+            for line in calls(tree, source, helper, lines):
                 new.append(_call_finding(source, line, helper))
                 callers.setdefault(helper.finding, []).append(
                     Related("caller", source.path, line, source.module, source.distribution)
