@@ -411,7 +411,7 @@ def test_table_lists_callers_and_read_cost(site: Path, capsys: pytest.CaptureFix
 
 
 def test_stdlib_lazy_module_is_reported(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
-    assert _scan.main(["--stdlib", "--site", str(tmp_path), "--json"]) == 0
+    assert _scan.main(["--stdlib", "--site", str(tmp_path), "--json", "--jobs", "1"]) == 0
     document = json.loads(capsys.readouterr().out)
     (finding,) = [
         f

@@ -184,25 +184,42 @@ class _Wanted:
         # Every import that reaches the helper names its module's last part:
         # ``from pkg.utils import f``, ``from . import utils``, ``import pkg.utils``.
         self.module_part = helper.module.rpartition(".")[2].encode()
-        self.call = self._call_pattern(self.name)
-        self.renamed = re.compile(rb"(?<![\w])" + re.escape(self.name) + rb"[ \t]+as[ \t]+(\w+)")
-
-    @staticmethod
-    def _call_pattern(name: bytes) -> re.Pattern[bytes]:
-        return re.compile(rb"(?<![\w])" + re.escape(name) + rb"[ \t]*\(")
 
     def lines(self, data: bytes, source: SourceFile) -> set[int]:
         """Lines where *data* may call the helper (empty when it cannot)."""
         if source.module != self.helper.module and self.module_part not in data:
             return set()
-        patterns = [self.call]
-        # ``from pkg.mod import helper as other``: calls spell the new name.
-        patterns += [self._call_pattern(m.group(1)) for m in self.renamed.finditer(data)]
-        return {
-            data.count(b"\n", 0, match.start()) + 1
-            for pattern in patterns
-            for match in pattern.finditer(data)
-        }
+        lines: set[int] = set()
+        names = [self.name]
+        while names:
+            name = names.pop()
+            for position in _words(data, name):
+                follows = _FOLLOWING_RE.match(data, position + len(name))
+                if follows is None:
+                    continue
+                if follows.group(1):  # ``from pkg.mod import helper as other``
+                    names.append(follows.group(1))
+                else:
+                    lines.add(data.count(b"\n", 0, position) + 1)
+        return lines
+
+
+# What follows a name that is called, or renamed by an import.
+_FOLLOWING_RE = re.compile(rb"[ \t]*(?:\(|as[ \t]+(\w+))")
+_NAME_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+
+
+def _words(data: bytes, name: bytes) -> Iterator[int]:
+    """Starts of *name* in *data* as a whole word (literal searches: regexes starting
+    with a look-behind are many times slower)."""
+    position = data.find(name)
+    while position >= 0:
+        end = position + len(name)
+        if (not position or data[position - 1] not in _NAME_BYTES) and (
+            end == len(data) or data[end] not in _NAME_BYTES
+        ):
+            yield position
+        position = data.find(name, end)
 
 
 def find_callers(

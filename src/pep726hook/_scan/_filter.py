@@ -51,6 +51,10 @@ _ATTR_HOOK_NAMES = frozenset((b"__setattr__", b"__delattr__", b"__getattr__"))
 # (``sys.modules[__name__]``, ``.get(__name__)``, or a name bound to either):
 # what follows ``.modules``.
 _INDEXED_RE = re.compile(rb"[ \t]*(?:\[|\.[ \t]*get\b)")
+# A class statement whose bases mention ModuleType or type(...).  (The pattern
+# starts with a literal so that the regex engine can skip ahead quickly; the
+# bound on the bases keeps a file of many unclosed "class X(" linear to search.)
+_MODULE_CLASS_RE = re.compile(rb"class[ \t]+\w+[ \t]*\([^:]{0,1000}?(?:ModuleType|\btype[ \t]*\()")
 # A reported workaround class overrides one of these, defines a property, or
 # (a wrapper object) intercepts reads; "getattr" also stands for __getattribute__.
 _OVERRIDE_TOKENS = (b"setattr__", b"delattr__", b"setter", b"deleter", b"property", b"getattr")
@@ -73,6 +77,7 @@ _SETATTR_VALUE_RE = re.compile(rb"[ \t]*,[ \t]*([A-Za-z_][A-Za-z0-9_]*)[ \t]*\)"
 _CONTINUATION_RE = re.compile(rb"(?:else|elif|except|finally)\b")
 _BODY_STATEMENT_RE = re.compile(rb"(?:class|def|async[ \t]+def)\b")
 _NAME_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+_NAME_BYTES_AND_DOT = _NAME_BYTES | {0x2E}
 
 
 def mentions(data: bytes | bytearray, needles: Iterable[bytes], end: int | None = None) -> bool:
@@ -98,13 +103,12 @@ def may_matter(data: bytes | bytearray, end: int) -> bool:
         find(data, b"ttr__", 0, end) >= 0 or find(data, b"__dir__", 0, end) >= 0
     ):
         return True
-    if find(data, b"__class__", 0, end) >= 0:
-        return True
     # A wrapper object put in sys.modules needs no __class__: it intercepts
     # reads (__getattribute__), or is a module-like object whose __dict__ is a
     # property.
     return find(data, b"modules", 0, end) >= 0 and (
-        find(data, b"ModuleType", 0, end) >= 0
+        find(data, b"__class__", 0, end) >= 0
+        or find(data, b"ModuleType", 0, end) >= 0
         or find(data, b"ttribute__", 0, end) >= 0
         or find(data, b"__dict__", 0, end) >= 0
     )
@@ -183,10 +187,12 @@ def _may_install_own_class(data: bytes, module: str | None = None) -> bool:
     here never index ``X.modules``, or only install a class they do not
     define (``mock.__class__ = int``), or spell the workaround only in text.
     """
-    if find(data, b"__class__") < 0 and not any(
+    if not any(
         _follows_dot(data, position) and _INDEXED_RE.match(data, position + 7)
         for position in _occurrences(data, b"modules")
-    ):
+    ) and (find(data, b"__class__") < 0 or not _MODULE_CLASS_RE.search(data)):
+        # Without X.modules[...], only a helper can install a class: on a module
+        # it is given, as its __class__, so a ModuleType subclass.
         return False
     names = _installed_names(data, module)
     if names is not None:
@@ -212,8 +218,14 @@ def _may_be_target_key(key: bytes, module: str | None) -> bool:
 
 def _instance_names(data: bytes, name: bytes) -> set[bytes]:
     """The callees of ``name = Callee(`` bindings in *data*: what *name* may be an instance of."""
-    pattern = rb"(?<![\w.])" + re.escape(name) + rb"[ \t]*=(?!=)[ \t]*([A-Za-z_]\w*)[ \t]*\("
-    return {match.group(1) for match in re.finditer(pattern, data)}
+    # The pattern starts with the name, not a look-behind, for the regex
+    # engine's fast literal search; the byte before is checked here.
+    pattern = re.escape(name) + rb"[ \t]*=(?!=)[ \t]*([A-Za-z_]\w*)[ \t]*\("
+    return {
+        match.group(1)
+        for match in re.finditer(pattern, data)
+        if not match.start() or data[match.start() - 1] not in _NAME_BYTES_AND_DOT
+    }
 
 
 def _installed_names(data: bytes, module: str | None = None) -> set[bytes] | None:
