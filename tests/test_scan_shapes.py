@@ -141,11 +141,14 @@ SETTER_ONLY = """\
 """
 
 
-def make_dist(site: Path, name: str, files: Files) -> None:
+def make_dist(site: Path, name: str, files: Files, requires: str = "") -> None:
     """Install *files* into *site* as distribution *name* (METADATA and RECORD by hand)."""
     info = site / f"{name}-1.0.dist-info"
     info.mkdir(parents=True)
-    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: 1.0\n")
+    headers = f"Metadata-Version: 2.1\nName: {name}\nVersion: 1.0\n"
+    if requires:
+        headers += f"Requires-Dist: {requires}\n"
+    (info / "METADATA").write_text(headers + "\nA description.\nRequires-Dist: not-a-header\n")
     record = [f"{info.name}/METADATA,,", f"{info.name}/RECORD,,"]
     for relative, content in files.items():
         path = site / relative
@@ -206,6 +209,14 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
                     protect(__name__)
             """,
         },
+        requires="GuardLib[extra] >= 1.0 ; python_version >= '3.8'",
+    )
+    # The same calls in a distribution that does not declare the requirement:
+    # it cannot import the helper where the metadata is right, and is not read.
+    make_dist(
+        root,
+        "undeclared",
+        {"undeclared.py": "import guardattach.core\n\nguardattach.core.attach(__name__)\n"},
     )
     make_dist(
         root,
@@ -312,6 +323,7 @@ def test_calls_across_distributions_are_low_confidence(document: dict[str, Any])
         if f["distribution"] == "uses-guard"
     ]
     assert across == [("usesguard", 3, "low"), ("usesguard.other", 4, "low")]
+    assert not [f for f in calls if f["distribution"] == "undeclared"]
     assert all(
         "of distribution guardlib" in f["detail"]
         for f in calls

@@ -290,6 +290,9 @@ class _Analysis:
         self.classes: dict[str, ast.ClassDef] = {}
         self.module_classes: set[str] = set()
         self.self_aliases: set[str] = set()
+        self.looks_at_frames = any(
+            "_getframe" in line or "currentframe" in line or "f_globals" in line for line in lines
+        )
 
     def source_line(self, lineno: int) -> str:
         text = self.lines[lineno - 1].strip() if 0 < lineno <= len(self.lines) else ""
@@ -412,12 +415,17 @@ class _Analysis:
         value = node.value
         kind = self._module_kind(value, scope)
         instance = self._instance_of(value, scope) if isinstance(value, ast.Call) else None
-        used = set(_names_in(value))
         for name in names:
             if kind is not None:
                 scope.modules[name] = kind
             if instance is not None:
                 scope.instances[name] = (instance[0], node.lineno)
+        # What a name is computed from only matters for a key of sys.modules in
+        # a function, or where the file looks at frames: most files need no walk.
+        if not (scope.params or self.looks_at_frames):
+            return
+        used = set(_names_in(value))
+        for name in names:
             if used & _FRAME_NAMES or used & scope.frame:
                 scope.frame.add(name)
             elif used & (scope.params | scope.derived):

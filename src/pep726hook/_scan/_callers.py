@@ -17,6 +17,7 @@ import re
 from typing import TYPE_CHECKING, NamedTuple, Protocol
 
 from ._analysis import Unparsable, parse_source
+from ._files import normalize
 from ._filter import mentions
 from ._model import Finding, Related, SourceFile
 
@@ -222,6 +223,22 @@ def _words(data: bytes, name: bytes) -> Iterator[int]:
         position = data.find(name, end)
 
 
+def _may_import(source: SourceFile, helper: Helper) -> bool:
+    """Whether *source* can import *helper*'s module, by the distributions' metadata.
+
+    A file calls a helper of its own distribution or of one its distribution
+    requires (Requires-Dist); files outside distributions (``--path`` trees)
+    may call any, the standard library only its own.  Reading only those
+    files keeps this second pass cheap.
+    """
+    wanted = helper.finding.distribution
+    if source.distribution is None:
+        return not source.stdlib or wanted is None
+    if wanted is None or source.distribution == wanted:
+        return True
+    return normalize(wanted) in source.requires
+
+
 def find_callers(
     files: Iterable[SourceFile], found: list[Helper], reader: Reader
 ) -> tuple[list[Finding], dict[Finding, list[Related]]]:
@@ -231,6 +248,8 @@ def find_callers(
     new: list[Finding] = []
     callers: dict[Finding, list[Related]] = {}
     for source in files:
+        if not any(_may_import(source, want.helper) for want in wanted):
+            continue
         try:
             length = reader.read(source.path)
         except OSError:

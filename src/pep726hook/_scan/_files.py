@@ -87,7 +87,8 @@ class Exclusion:
         return False
 
 
-def _normalize(name: str) -> str:
+def normalize(name: str) -> str:
+    """A distribution name as PEP 503 compares them."""
     return re.sub(r"[-_.]+", "-", name).lower()
 
 
@@ -109,6 +110,18 @@ def _distribution_name(dist: importlib_metadata.Distribution) -> str | None:
     return name if isinstance(name, str) and name else None
 
 
+_REQUIRES_RE = re.compile(r"^Requires-Dist:[ \t]*([A-Za-z0-9][A-Za-z0-9._-]*)", re.MULTILINE)
+
+
+def _requirements(dist: importlib_metadata.Distribution) -> frozenset[str]:
+    """The normalised names of the distributions *dist* requires (any extra or marker)."""
+    try:
+        text = dist.read_text("METADATA") or dist.read_text("PKG-INFO") or ""
+    except Exception:  # a broken distribution must not end the scan
+        return frozenset()
+    return frozenset(normalize(name) for name in _REQUIRES_RE.findall(text.partition("\n\n")[0]))
+
+
 def find_distributions(
     names: Sequence[str] = (), site: Sequence[str] | None = None
 ) -> list[tuple[str, importlib_metadata.Distribution]]:
@@ -127,10 +140,10 @@ def find_distributions(
     for dist in found:
         name = _distribution_name(dist)
         if name is not None:
-            by_name.setdefault(_normalize(name), (name, dist))
+            by_name.setdefault(normalize(name), (name, dist))
     if not names:
         return [by_name[key] for key in sorted(by_name)]
-    wanted = [_normalize(name) for name in names]
+    wanted = [normalize(name) for name in names]
     missing = [name for name, key in zip(names, wanted) if key not in by_name]
     if missing:
         raise UnknownDistributionError(", ".join(missing))
@@ -139,6 +152,7 @@ def find_distributions(
 
 def distribution_files(name: str, dist: importlib_metadata.Distribution) -> Iterator[SourceFile]:
     """The ``.py`` files that *dist* installed."""
+    requires = _requirements(dist)
     # Plain string methods over RECORD instead of a PackagePath object per
     # row: large environments have tens of thousands of rows.
     record = dist.read_text("RECORD")
@@ -160,9 +174,10 @@ def distribution_files(name: str, dist: importlib_metadata.Distribution) -> Iter
         prefix = os.path.join(base, "")
         for relative in relatives:
             if relative[:1] in "./\\" or "/." in relative or ":" in relative:
-                yield SourceFile(os.path.normpath(os.path.join(base, relative)), relative, name)
+                path = os.path.normpath(os.path.join(base, relative))
+                yield SourceFile(path, relative, name, requires)
             else:
-                yield SourceFile(prefix + relative, relative, name)
+                yield SourceFile(prefix + relative, relative, name, requires)
         return
     # Without RECORD (egg-info), the list comes from SOURCES.txt or
     # installed-files.txt, whose paths are often relative to a source checkout
@@ -171,11 +186,11 @@ def distribution_files(name: str, dist: importlib_metadata.Distribution) -> Iter
         if file.suffix == ".py":
             path = os.path.normpath(str(dist.locate_file(file)))
             if os.path.isfile(path):
-                yield SourceFile(path, file.as_posix(), name)
+                yield SourceFile(path, file.as_posix(), name, requires)
 
 
 def tree_files(
-    root: str, prune_site: bool = False, exclude: Exclusion | None = None
+    root: str, prune_site: bool = False, exclude: Exclusion | None = None, stdlib: bool = False
 ) -> Iterator[SourceFile]:
     """The ``.py`` files under *root*, named by their path relative to it.
 
@@ -196,7 +211,8 @@ def tree_files(
         )
         for file in sorted(files):
             if file.endswith(".py") and not (exclude and exclude.excludes(prefix + file)):
-                yield SourceFile(os.path.join(directory, file), prefix + file, None)
+                path = os.path.join(directory, file)
+                yield SourceFile(path, prefix + file, None, frozenset(), stdlib)
 
 
 def stdlib_root() -> str:
@@ -228,7 +244,7 @@ def collect_files(
                 listed = (f for f in listed if not exclusion.excludes(f.relative))
             files.extend(listed)
     if stdlib:
-        files.extend(tree_files(stdlib_root(), prune_site=True, exclude=exclusion))
+        files.extend(tree_files(stdlib_root(), prune_site=True, exclude=exclusion, stdlib=True))
     for root in paths:
         files.extend(tree_files(root, exclude=exclusion))
     return files

@@ -200,6 +200,14 @@ def _may_install_own_class(data: bytes, module: str | None = None) -> bool:
             return False
         if names.isdisjoint(_CLASS_LINES.captures(data)):
             return False
+        # The analysis knows the classes of the module's top level (and of its
+        # top-level if/try blocks), not those made in a function or class body.
+        index = Index(data)
+        if not any(
+            name in names and not _inside_class_or_def(index, start)
+            for start, name in _CLASS_LINES.starts(data)
+        ):
+            return False
     return any(find(data, token) >= 0 for token in _OVERRIDE_TOKENS)
 
 
@@ -303,6 +311,14 @@ class _LineStarts:
     def __init__(self, start_of_line: bytes) -> None:
         self._after_newline = re.compile(b"\n" + start_of_line)
         self._first_line = re.compile(start_of_line)
+
+    def starts(self, data: bytes) -> Iterator[tuple[int, bytes]]:
+        """Start and group 1 of every matching line (the pattern must have a group)."""
+        first = self._first_line.match(data)
+        if first:
+            yield 0, first.group(1)
+        for match in self._after_newline.finditer(data):
+            yield match.start() + 1, match.group(1)
 
     def captures(self, data: bytes) -> list[bytes]:
         """Group 1 of every matching line (the pattern must have one)."""

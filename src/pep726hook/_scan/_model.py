@@ -30,6 +30,10 @@ class SourceFile(NamedTuple):
     #: ``/``-separated path relative to the import root (site or source directory).
     relative: str
     distribution: str | None
+    #: The distributions (PEP 503 normalised names) that *distribution* requires.
+    requires: frozenset[str] = frozenset()
+    #: Whether the file belongs to the standard library.
+    stdlib: bool = False
 
     @property
     def module(self) -> str:
