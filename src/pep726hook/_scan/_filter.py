@@ -54,7 +54,9 @@ _INDEXED_RE = re.compile(rb"[ \t]*(?:\[|\.[ \t]*get\b)")
 # A class statement whose bases mention ModuleType or type(...).  (The pattern
 # starts with a literal so that the regex engine can skip ahead quickly; the
 # bound on the bases keeps a file of many unclosed "class X(" linear to search.)
-_MODULE_CLASS_RE = re.compile(rb"class[ \t]+\w+[ \t]*\([^:]{0,1000}?(?:ModuleType|\btype[ \t]*\()")
+_MODULE_CLASS_RE = re.compile(
+    rb"class[ \t]+(\w+)[ \t]*\([^:]{0,1000}?(?:ModuleType|\btype[ \t]*\()"
+)
 # A reported workaround class overrides one of these, defines a property, or
 # (a wrapper object) intercepts reads; "getattr" also stands for __getattribute__.
 _OVERRIDE_TOKENS = (b"setattr__", b"delattr__", b"setter", b"deleter", b"property", b"getattr")
@@ -187,14 +189,23 @@ def _may_install_own_class(data: bytes, module: str | None = None) -> bool:
     here never index ``X.modules``, or only install a class they do not
     define (``mock.__class__ = int``), or spell the workaround only in text.
     """
-    if not any(
+    indexed = any(
         _follows_dot(data, position) and _INDEXED_RE.match(data, position + 7)
         for position in _occurrences(data, b"modules")
-    ) and (find(data, b"__class__") < 0 or not _MODULE_CLASS_RE.search(data)):
-        # Without X.modules[...], only a helper can install a class: on a module
-        # it is given, as its __class__, so a ModuleType subclass.
+    )
+    if not indexed and find(data, b"__class__") < 0:
         return False
     names = _installed_names(data, module)
+    if not indexed:
+        # Without X.modules[...], only a helper can install a class: on a module
+        # it is given, as its __class__, so a ModuleType subclass.
+        index = Index(data)
+        module_classes = {
+            match.group(1)
+            for match in _MODULE_CLASS_RE.finditer(data)
+            if not _inside_class_or_def(index, match.start())
+        }
+        names = module_classes if names is None else names & module_classes
     if names is not None:
         if not names:
             return False
