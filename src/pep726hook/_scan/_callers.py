@@ -223,7 +223,7 @@ def _words(data: bytes, name: bytes) -> Iterator[int]:
         position = data.find(name, end)
 
 
-def _may_import(source: SourceFile, helper: Helper) -> bool:
+def may_import(source: SourceFile, helper: Helper) -> bool:
     """Whether *source* can import *helper*'s module, by the distributions' metadata.
 
     A file calls a helper of its own distribution or of one its distribution
@@ -248,8 +248,6 @@ def find_callers(
     new: list[Finding] = []
     callers: dict[Finding, list[Related]] = {}
     for source in files:
-        if not any(_may_import(source, want.helper) for want in wanted):
-            continue
         try:
             length = reader.read(source.path)
         except OSError:

@@ -423,10 +423,11 @@ def _with_callers(
     Only scans that found such a helper pay for this second pass over the files
     (shared between processes as the first is).
     """
-    from ._callers import helpers
+    from ._callers import helpers, may_import
 
     found = helpers(findings)
-    if not found:
+    files = [f for f in files if any(may_import(f, helper) for helper in found)]
+    if not found or not files:
         return findings
     result = _scan_all(files, _Work(helpers=tuple(found)), jobs, _Progress(0))
     updated = [
