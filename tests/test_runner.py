@@ -539,7 +539,7 @@ BROKEN_SOURCES = {
     "undecodable for its declared encoding": b'# coding: ascii\nprint("\xff")\n',
     "latin-1 declared": b'# -*- coding: latin-1 -*-\nprint("\xff")\n',
     "undecodable for its declared encoding, further down": b"#!/bin/python\n# coding: ascii\nx = 1\nab\xff\n",
-    "undecodable on the first line": b'x = 1  # \xff\n',
+    "undecodable on the first line": b"x = 1  # \xff\n",
     "undecodable on a later line": b'x = 1\ny = 2\nz = "\xff"\n',
     "undecodable for a declared utf-8": b'# coding: utf-8\nprint("\xff")\n',
     "unclosed parenthesis": b"print((1,\n",
@@ -553,10 +553,16 @@ BROKEN_SOURCES = {
 
 @pytest.mark.parametrize("case", sorted(BROKEN_SOURCES))
 def test_broken_scripts_fail_or_run_as_python_does(venv: Venv, tmp_path: Path, case: str) -> None:
-    if case == "undecodable in a comment" and sys.version_info >= (3, 14) and sys.implementation.name == "cpython":
+    if (
+        case == "undecodable in a comment"
+        and sys.version_info >= (3, 14)
+        and sys.implementation.name == "cpython"
+    ):
         pytest.xfail("3.14+'s file reader numbers a decoding error on line 2 as line 1 (README)")
     if case.startswith("nul") and sys.implementation.name == "pypy" and sys.version_info < (3, 10):
-        pytest.xfail("PyPy 3.9 keeps, skips or refuses a NUL byte where compile() refuses all (README)")
+        pytest.xfail(
+            "PyPy 3.9 keeps, skips or refuses a NUL byte where compile() refuses all (README)"
+        )
     (tmp_path / "broken.py").write_bytes(BROKEN_SOURCES[case])
     expected = venv.run(["python", "broken.py"], cwd=tmp_path)
     actual = venv.run(["python", "-m", "pep726hook", "broken.py"], cwd=tmp_path)

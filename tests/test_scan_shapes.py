@@ -267,9 +267,8 @@ def test_helper_replacing_a_named_module_with_a_wrapper(document: dict[str, Any]
     assert "(_ModuleWithDeprecations.__getattr__), on every interpreter" in finding["read_cost"]
     suggestion = finding["suggestion"]
     assert suggestion.startswith(
-        'hooks "def __setattr__(name, value): ..." and "def __delattr__(name): ..."'
-        " and have deprecated put module-level hooks into the namespace of the module it is"
-        " given"
+        'have deprecated put the hooks "def __setattr__(name, value): ..." and'
+        ' "def __delattr__(name): ..." into the namespace of the module it is given'
     )
     assert "pep726hook.enable(module)" in suggestion
     assert "keeping class _ModuleWithDeprecations only as the fallback" in suggestion
@@ -311,7 +310,7 @@ def test_helper_swapping_the_class_of_an_imported_package(document: dict[str, An
     # Callers in another distribution, by imported name (module alias, renamed function).
     assert related(finding, "caller") == [("usesguard", 3), ("usesguard.other", 4)]
     suggestion = finding["suggestion"]
-    assert suggestion.startswith('hooks "def __setattr__(name, value): ..." and have attach put')
+    assert suggestion.startswith('have attach put the hooks "def __setattr__(name, value): ..."')
     assert "no PEP 562 __getattr__ is needed" in suggestion
 
 
@@ -419,7 +418,7 @@ def test_table_lists_callers_and_read_cost(site: Path, capsys: pytest.CaptureFix
     assert following[2].endswith("usesguard/__init__.py:3")
     assert following[3].endswith("usesguard/other.py:4")
     assert following[4].startswith("    read cost: reads take the subclass path")
-    assert following[5].startswith("    suggestion: hooks")
+    assert following[5].startswith("    suggestion: have attach put the hooks")
 
 
 def test_stdlib_lazy_module_is_reported(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:

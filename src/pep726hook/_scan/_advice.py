@@ -104,19 +104,15 @@ def suggestion(facts: ClassFacts, helper: str | None = None) -> str:
             " (module = types.ModuleType(name); module.__dict__.update(namespace)) and opt that"
             " module in with pep726hook.enable(module)"
         )
-    where = (
-        f"have {helper} put module-level hooks into the namespace of the module it is given"
-        " (PEP 726 looks them up in the module's __dict__ at every store) and opt that module in"
-        " with pep726hook.enable(module)"
-        if helper
-        else "opt in with pep726hook.enable(__name__)"
-    )
+    hooks = " and ".join(_hooks(facts) or ['"def __setattr__(name, value): ..."'])
     if helper:
-        define = "hooks " + " and ".join(_hooks(facts) or ['"def __setattr__(name, value): ..."'])
-    else:
-        define = "define module-level " + " and ".join(
-            _hooks(facts) or ['"def __setattr__(name, value): ..."']
+        start = (
+            f"have {helper} put the hooks {hooks} into the namespace of the module it is given"
+            " (PEP 726 looks them up in the module's __dict__ at every store) and opt that module"
+            " in with pep726hook.enable(module)"
         )
+    else:
+        start = f"define module-level {hooks} and opt in with pep726hook.enable(__name__)"
     fallback = (
         f"keeping class {facts.name} only as the fallback where pep726hook cannot be imported"
         f" ({_README})"
@@ -149,4 +145,4 @@ def suggestion(facts: ClassFacts, helper: str | None = None) -> str:
             f" reads of the module being specialised on {NAMESPACE_GETATTR_READS}): with the hooks,"
             " reads are plain module reads"
         )
-    return f"{define} and {where}, {fallback}{reads}"
+    return f"{start}, {fallback}{reads}"

@@ -299,7 +299,7 @@ def _call_finding(source: SourceFile, line: int, helper: Helper) -> Finding:
         f"calls {name}{where} ({origin.path}:{origin.line}), which installs a workaround"
         " on a module it is given",
         f"nothing to change in this call once {name} installs PEP 726 hooks (see its"
-        f" helper_workaround finding); until then this module pays the read cost below",
+        f" helper_workaround finding); until then this module pays the read cost stated with it",
         "medium" if same else "low",
         None,
         None,
