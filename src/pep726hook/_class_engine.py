@@ -101,6 +101,7 @@ def _skipped_by_warnings(function: "Any") -> None:
 _skipped_by_warnings(HookAwareModule.__setattr__)
 _skipped_by_warnings(HookAwareModule.__delattr__)
 
+
 def _lazy_loader_is_storing() -> bool:
     """Tell whether the ``__class__`` store under way is LazyLoader ending a lazy load.
 

@@ -585,7 +585,8 @@ class _Analysis:
         elif install.target == "main":
             on = " as __main__"
         elif install.target == "frame":
-            on = f" on the module of the caller of {scope.qualname} (from its frame)"
+            caller = f"the caller of {scope.qualname}" if scope.qualname else "the importer"
+            on = f" on the module of {caller} (from its frame)"
         else:
             on = f" on a module passed to {scope.qualname}"
         what = [*facts.overrides]
