@@ -420,8 +420,8 @@ def _with_callers(
 ) -> list[Finding]:
     """*findings* with a ``helper_call`` finding per call of an installing helper.
 
-    Only scans that found such a helper pay for this second pass over the files
-    (shared between processes as the first is).
+    Only scans that found such a helper pay for this second pass, over the
+    files that can import one (shared between processes only with ``jobs``).
     """
     from ._callers import helpers, may_import
 
@@ -429,7 +429,9 @@ def _with_callers(
     files = [f for f in files if any(may_import(f, helper) for helper in found)]
     if not found or not files:
         return findings
-    result = _scan_all(files, _Work(helpers=tuple(found)), jobs, _Progress(0))
+    # A byte search in each file and a few parses: less than forking costs,
+    # unless asked for.
+    result = _scan_all(files, _Work(helpers=tuple(found)), jobs or 1, _Progress(0))
     updated = [
         f._replace(related=f.related + tuple(sorted(result.callers[f], key=_place)))
         if f in result.callers
