@@ -92,34 +92,35 @@ def normalize(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
 
 
-def _distribution_name(dist: importlib_metadata.Distribution) -> str | None:
-    # The Name header is all that is needed; a regex over the head of METADATA
-    # is much cheaper than the full email parse behind ``dist.metadata``.
+def _distribution_header(
+    dist: importlib_metadata.Distribution,
+) -> tuple[str | None, frozenset[str]]:
+    """The name of *dist* and the normalised names of the distributions it requires.
+
+    The Name and Requires-Dist headers are all that is needed; a regex over the
+    head of METADATA is much cheaper than the full email parse behind
+    ``dist.metadata``, and one read serves both.
+    """
     try:
         text = dist.read_text("METADATA")
     except Exception:  # a broken distribution must not end the scan
         text = None
+    requires: frozenset[str] = frozenset()
     if text:
-        match = _NAME_HEADER_RE.search(text.partition("\n\n")[0])
+        head = text.partition("\n\n")[0]
+        requires = frozenset(normalize(name) for name in _REQUIRES_RE.findall(head))
+        match = _NAME_HEADER_RE.search(head)
         if match:
-            return match.group(1)
+            return match.group(1), requires
     try:
         name = dist.metadata["Name"]
     except Exception:  # a broken METADATA must not end the scan
-        return None
-    return name if isinstance(name, str) and name else None
+        return None, requires
+    return (name if isinstance(name, str) and name else None), requires
 
 
+# Any extra or environment marker counts: the requirement may hold here.
 _REQUIRES_RE = re.compile(r"^Requires-Dist:[ \t]*([A-Za-z0-9][A-Za-z0-9._-]*)", re.MULTILINE)
-
-
-def _requirements(dist: importlib_metadata.Distribution) -> frozenset[str]:
-    """The normalised names of the distributions *dist* requires (any extra or marker)."""
-    try:
-        text = dist.read_text("METADATA") or dist.read_text("PKG-INFO") or ""
-    except Exception:  # a broken distribution must not end the scan
-        return frozenset()
-    return frozenset(normalize(name) for name in _REQUIRES_RE.findall(text.partition("\n\n")[0]))
 
 
 def find_distributions(
@@ -132,15 +133,22 @@ def find_distributions(
     *names*, only those are returned, and :class:`UnknownDistributionError`
     lists any that were not found.
     """
+    return [(name, dist) for name, dist, _ in _find_distributions(names, site)]
+
+
+def _find_distributions(
+    names: Sequence[str], site: Sequence[str] | None
+) -> list[tuple[str, importlib_metadata.Distribution, frozenset[str]]]:
+    """:func:`find_distributions`, with what each distribution requires."""
     if site is None:
         found = importlib_metadata.distributions()
     else:
         found = importlib_metadata.distributions(path=list(site))
-    by_name: dict[str, tuple[str, importlib_metadata.Distribution]] = {}
+    by_name: dict[str, tuple[str, importlib_metadata.Distribution, frozenset[str]]] = {}
     for dist in found:
-        name = _distribution_name(dist)
+        name, requires = _distribution_header(dist)
         if name is not None:
-            by_name.setdefault(normalize(name), (name, dist))
+            by_name.setdefault(normalize(name), (name, dist, requires))
     if not names:
         return [by_name[key] for key in sorted(by_name)]
     wanted = [normalize(name) for name in names]
@@ -150,9 +158,10 @@ def find_distributions(
     return [by_name[key] for key in dict.fromkeys(wanted)]
 
 
-def distribution_files(name: str, dist: importlib_metadata.Distribution) -> Iterator[SourceFile]:
-    """The ``.py`` files that *dist* installed."""
-    requires = _requirements(dist)
+def distribution_files(
+    name: str, dist: importlib_metadata.Distribution, requires: frozenset[str] = frozenset()
+) -> Iterator[SourceFile]:
+    """The ``.py`` files that *dist* installed (*requires*: what it requires, normalised)."""
     # Plain string methods over RECORD instead of a PackagePath object per
     # row: large environments have tens of thousands of rows.
     record = dist.read_text("RECORD")
@@ -238,8 +247,8 @@ def collect_files(
     exclusion = Exclusion(exclude)
     files: list[SourceFile] = []
     if distributions or site is not None or not paths:
-        for name, dist in find_distributions(distributions, site):
-            listed = distribution_files(name, dist)
+        for name, dist, requires in _find_distributions(distributions, site):
+            listed = distribution_files(name, dist, requires)
             if exclusion:
                 listed = (f for f in listed if not exclusion.excludes(f.relative))
             files.extend(listed)
