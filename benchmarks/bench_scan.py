@@ -1,7 +1,7 @@
 """Benchmark: ``pep726hook scan --stdlib`` against ``grep -rl __setattr__`` over the same files.
 
 Run as ``python benchmarks/bench_scan.py [--python PYTHON] [--runs N] [--jobs N]
-[--without-memfind]``.  The scan covers the whole environment of PYTHON (its
+[--src DIR] [--without-memfind]``.  The scan covers the whole environment of PYTHON (its
 standard library plus every distribution on its ``sys.path``); grep reads
 exactly the ``.py`` files the scan reads.  Both run as fresh processes,
 alternately, after one warm-up run each (so both find the files in the page
@@ -65,6 +65,12 @@ def main() -> int:
     parser.add_argument("--runs", type=int, default=7, help="timed runs of each command")
     parser.add_argument("--jobs", type=int, help="pass --jobs N to the scan")
     parser.add_argument(
+        "--src",
+        default=SRC,
+        help="the src/ directory to import the scanner from (default: this checkout's); another"
+        " checkout's, to compare two versions under the same load",
+    )
+    parser.add_argument(
         "--without-memfind",
         action="store_true",
         help="measure the bytes.find fallback even where the C search is built",
@@ -74,7 +80,8 @@ def main() -> int:
         parser.error("grep and xargs are needed")
 
     env = dict(
-        os.environ, PYTHONPATH=os.pathsep.join(filter(None, [SRC, os.environ.get("PYTHONPATH")]))
+        os.environ,
+        PYTHONPATH=os.pathsep.join(filter(None, [args.src, os.environ.get("PYTHONPATH")])),
     )
     # An installed package has its .pyc files; without them every run would
     # recompile the scanner itself, which is not what a user pays for.
@@ -130,6 +137,7 @@ def main() -> int:
     scan_label = f"`pep726hook scan {' '.join(scan_argv)}`"
     print(
         f"{version}, {len(paths)} .py files, {size / 1e6:.1f} MB, {os.cpu_count()} CPUs, "
+        f"scanner from {args.src}, "
         f"load average {load:.2f}, {args.runs} runs each, search: {search}\n"
     )
     print("| command | median wall s | min wall s | median CPU s |")

@@ -298,7 +298,9 @@ def test_conflict_message_names_a_few_opted_in_modules(enable_engine: str) -> No
     if other not in ENGINES:
         pytest.skip(f"the {other} engine is not available here")
     modules = [pep726hook.enable(types.ModuleType(f"many{i}")) for i in range(5)]
-    with pytest.raises(pep726hook.EngineUnavailableError, match=r"\(many0, many1, many2 and 2 more\)"):
+    with pytest.raises(
+        pep726hook.EngineUnavailableError, match=r"\(many0, many1, many2 and 2 more\)"
+    ):
         pep726hook.install(other)
     del modules
     _forget()
@@ -549,9 +551,7 @@ def test_composing_a_class_whose_init_subclass_imports_never_deadlocks(
     tmp_path: Path, engine_name: str, mode: str
 ) -> None:
     write(tmp_path / "composing_lib.py", _COMPOSING_LIB)
-    result = run_fresh_python(
-        _COMPOSER_THAT_IMPORTS, str(tmp_path), mode, engine_name, timeout=120
-    )
+    result = run_fresh_python(_COMPOSER_THAT_IMPORTS, str(tmp_path), mode, engine_name, timeout=120)
     assert result.stdout.strip() == "finished True", describe(result)
 
 
@@ -671,7 +671,9 @@ def test_opted_in_package_is_guarded_however_python_starts(
     out = venv.check_python(args, env=env, cwd=project).splitlines()
     assert out[0] == "guarded: set optpkg.mp.dps instead"
     hooked = route != "plain"
-    assert out[1] == ("finders: ['Pep726Finder']" if hooked and venv_engine == "class" else "finders: []")
+    assert out[1] == (
+        "finders: ['Pep726Finder']" if hooked and venv_engine == "class" else "finders: []"
+    )
     assert out[2] == f"engine: {venv_engine} installed: {hooked}"
     assert out[3] == f"plain class: {venv_engine == 'native'}"
 
@@ -688,4 +690,3 @@ def test_opted_in_package_is_guarded_under_pytest(
     )
     assert result.returncode == 0, describe(result)
     assert "1 passed" in result.stdout
-

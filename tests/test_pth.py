@@ -85,9 +85,7 @@ STARTUP_MODULES = "import sys; print(sorted(sys.modules))"
 def test_unset_variable_imports_nothing(venv: Venv, tmp_path: Path) -> None:
     # Not even what site would import for a .start file (pkgutil, re, 3.15+).
     bare = make_venv(tmp_path / "bare", [])
-    assert venv.check_python(["-c", STARTUP_MODULES]) == bare.check_python(
-        ["-c", STARTUP_MODULES]
-    )
+    assert venv.check_python(["-c", STARTUP_MODULES]) == bare.check_python(["-c", STARTUP_MODULES])
 
 
 # A stand-in for the package that reports which start-up file called it, once

@@ -248,12 +248,20 @@ def test_json_schema(site: Path, capsys: pytest.CaptureFixture[str]) -> None:
     for skipped in document["skipped"]:
         assert list(skipped) == ["path", "reason"]
     fields = ["distribution", "module", "path", "line", "kind", "detail", "suggestion"]
+    fields += ["confidence", "class_line", "install_line", "read_cost", "related"]
     for finding in document["findings"]:
         assert list(finding) == fields
         assert finding["kind"] in _scan.KINDS
+        assert finding["confidence"] in _scan.CONFIDENCES
         assert os.path.isabs(finding["path"])
         assert isinstance(finding["line"], int)
-        assert (finding["suggestion"] is not None) == (finding["kind"] == "class_workaround")
+        workaround = finding["kind"] == "class_workaround"
+        assert (finding["suggestion"] is not None) == workaround
+        assert (finding["class_line"] == finding["line"]) == workaround
+        assert isinstance(finding["install_line"], int) == workaround
+        costly = workaround or finding["kind"] == "module_getattr"
+        assert isinstance(finding["read_cost"], str) == costly
+        assert finding["related"] == []
     order = [(f["distribution"], f["path"], f["line"]) for f in document["findings"]]
     assert order == sorted(order)
 
@@ -437,8 +445,10 @@ def test_table(site: Path, capsys: pytest.CaptureFixture[str]) -> None:
     ctx = str(site / "mpstyle" / "ctx.py")
     (row,) = [line for line in lines if line.startswith(f"{ctx}:3 ")]
     assert row.split()[1:4] == ["mpmath-style", "mpstyle.ctx", "class_workaround"]
-    following = lines[lines.index(row) + 1]
-    assert following.startswith("    suggestion: define module-level")
+    following = lines[lines.index(row) + 1 : lines.index(row) + 4]
+    assert following[0] == "    confidence: high"
+    assert following[1].startswith("    read cost: reads take the subclass path")
+    assert following[2].startswith("    suggestion: define module-level")
     assert any(line.startswith("skipped ") and "latin.py: cannot decode" in line for line in lines)
     assert lines[-1].startswith("14 findings in 9 modules; scanned 15 files")
     assert "2 skipped" in lines[-1]
@@ -554,7 +564,17 @@ def test_closed_stdout_is_not_an_error(site: Path) -> None:
 
 # The order in which pep726hook/_scan/__init__.py lists its modules: each may
 # import only those before it, so the package has no import cycle.
-SCAN_MODULES = ("_model", "_files", "_filter", "_analysis", "_scanner", "_report", "_command")
+SCAN_MODULES = (
+    "_model",
+    "_files",
+    "_filter",
+    "_advice",
+    "_analysis",
+    "_callers",
+    "_scanner",
+    "_report",
+    "_command",
+)
 
 
 def _sibling_imports(module: str) -> set[str]:

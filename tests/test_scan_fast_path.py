@@ -91,9 +91,14 @@ def test_extensions_are_built_where_promised() -> None:
     if sys.implementation.name != "cpython":
         assert _memfind is None
         assert "native" not in pep726hook.available_engines()
-    elif os.environ.get("PEP726HOOK_TEST_REQUIRE_EXTENSIONS") == "1":
-        assert _memfind is not None
-        assert "native" in pep726hook.available_engines()
+        return
+    if os.environ.get("PEP726HOOK_TEST_REQUIRE_EXTENSIONS") != "1":
+        pytest.skip(
+            "the C extensions are optional on this CPython: set"
+            " PEP726HOOK_TEST_REQUIRE_EXTENSIONS=1 to demand them"
+        )
+    assert _memfind is not None
+    assert "native" in pep726hook.available_engines()
 
 
 # ---------------------------------------------------------------- reading

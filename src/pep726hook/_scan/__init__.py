@@ -6,9 +6,12 @@ or plain source trees, and reports, per module:
 
 * module-level ``__setattr__`` / ``__delattr__`` (their behaviour changes
   once pep726hook is installed),
-* the ``__class__`` workaround: a ``ModuleType`` subclass that overrides
-  ``__setattr__`` / ``__delattr__`` or has setter properties, installed on the
-  module itself, with the PEP 726 spelling that replaces it,
+* the workarounds that intercept a module's stores without PEP 726: a
+  ``ModuleType`` subclass installed as a module's ``__class__``, a wrapper
+  object put in its place in ``sys.modules``, a helper function that does
+  either to a module it is given (and the calls of that helper), a module-like
+  object whose ``__dict__`` is a property; each with what reads cost and the
+  PEP 726 spelling that replaces it,
 * PEP 562 ``__getattr__`` / ``__dir__`` (informational).
 
 Nothing scanned is imported or executed.  The work is split, each module
@@ -18,8 +21,11 @@ importing only those listed before it:
 * :mod:`._files`: which files a scan covers (distributions, trees, stdlib);
 * :mod:`._filter`: the byte-level filter that rules out most files unparsed,
   with the optional C helper :mod:`._memfind`;
+* :mod:`._advice`: the read-cost notes and suggested PEP 726 forms;
 * :mod:`._analysis`: the :mod:`ast` pass over what is left (imported only
   when a file needs it);
+* :mod:`._callers`: the calls of installing helpers, a second pass run only
+  when a helper was found;
 * :mod:`._scanner`: reading files and sharing the work between processes;
 * :mod:`._report`: the table and JSON output (imported only to print);
 * :mod:`._command`: the ``pep726hook scan`` command line.
@@ -32,9 +38,11 @@ from __future__ import annotations
 from ._command import build_parser, main
 from ._files import collect_files, distribution_files, find_distributions, stdlib_root, tree_files
 from ._model import (
+    CONFIDENCES,
     KINDS,
     SCHEMA,
     Finding,
+    Related,
     ScanResult,
     Skipped,
     SourceFile,
@@ -43,9 +51,11 @@ from ._model import (
 from ._scanner import scan, scan_file, scan_files
 
 __all__ = [
+    "CONFIDENCES",
     "KINDS",
     "SCHEMA",
     "Finding",
+    "Related",
     "ScanResult",
     "Skipped",
     "SourceFile",

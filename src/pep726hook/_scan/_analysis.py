@@ -13,8 +13,9 @@ import gc
 import io
 import tokenize
 import warnings
-from typing import TYPE_CHECKING, List, Optional, Tuple
+from typing import TYPE_CHECKING, List, NamedTuple
 
+from ._advice import ClassFacts, getattr_read_cost, read_cost, suggestion
 from ._filter import Index, statement_span
 
 if TYPE_CHECKING:
@@ -158,6 +159,30 @@ def _unwrap_index(node: ast.AST) -> ast.AST:
     return node
 
 
+class Item(NamedTuple):
+    """One finding of a file, before the scanner adds where the file comes from."""
+
+    line: int
+    kind: str
+    detail: str
+    suggestion: str | None = None
+    confidence: str = "high"
+    class_line: int | None = None
+    install_line: int | None = None
+    read_cost: str | None = None
+    #: For ``helper_workaround``: the installing function's qualified name and line.
+    helper: str | None = None
+    helper_line: int | None = None
+
+
+Found = List[Item]
+
+_FRAME_NAMES = frozenset(("_getframe", "currentframe", "f_globals", "f_back"))
+_IMPORT_CALLS = frozenset(("import_module", "__import__"))
+_DEPRECATION_NAMES = frozenset(("DeprecationWarning", "PendingDeprecationWarning", "FutureWarning"))
+_FunctionDef = (ast.FunctionDef, ast.AsyncFunctionDef)
+
+
 def _is_module_type_base(node: ast.expr, module_classes: set[str]) -> bool:
     if isinstance(node, ast.Name):
         return node.id == "ModuleType" or node.id in module_classes
@@ -173,6 +198,88 @@ def _is_module_type_base(node: ast.expr, module_classes: set[str]) -> bool:
     )
 
 
+def _is_modules(node: ast.expr) -> bool:
+    """``X.modules`` (``sys.modules`` under any alias)."""
+    return isinstance(node, ast.Attribute) and node.attr == "modules"
+
+
+def _names_in(node: ast.AST) -> Iterator[str]:
+    for inner in ast.walk(node):
+        if isinstance(inner, ast.Name):
+            yield inner.id
+        elif isinstance(inner, ast.Attribute):
+            yield inner.attr
+
+
+class _Scope:
+    """The statements of one function (or of the module body), nested functions left out.
+
+    What a scope knows about its local names is what lets the analysis follow a
+    module or a wrapper through an intermediate name.
+    """
+
+    def __init__(
+        self,
+        function: ast.FunctionDef | ast.AsyncFunctionDef | None,
+        qualname: str | None,
+        is_method: bool,
+    ) -> None:
+        self.function = function
+        self.qualname = qualname
+        self.statements: list[ast.AST] = []
+        self.params: set[str] = set()
+        if function is not None:
+            args = function.args
+            positional = [*getattr(args, "posonlyargs", []), *args.args]
+            if is_method and positional:
+                positional = positional[1:]  # self or cls: an object, not a module
+            every = [*positional, *args.kwonlyargs, args.vararg, args.kwarg]
+            self.params = {arg.arg for arg in every if arg is not None}
+        #: Local names computed from a parameter, or from the caller's frame.
+        self.derived: set[str] = set()
+        self.frame: set[str] = set()
+        #: Local names bound to a module: name -> "own", "param" or "frame".
+        self.modules: dict[str, str] = {}
+        #: Local names bound to an instance of a class of this file: name -> (class, line).
+        self.instances: dict[str, tuple[str, int]] = {}
+
+
+def _scopes(body: list[ast.stmt]) -> list[_Scope]:
+    """The module body and every function and method in it, each as a :class:`_Scope`."""
+    scopes: list[_Scope] = []
+
+    def collect(scope: _Scope, nodes: Iterable[ast.AST], prefix: str, in_class: bool) -> None:
+        for node in nodes:
+            if isinstance(node, _FunctionDef):
+                qualname = f"{prefix}{node.name}"
+                inner = _Scope(node, qualname, in_class)
+                scopes.append(inner)
+                collect(inner, node.body, f"{qualname}.<locals>.", False)
+            elif isinstance(node, ast.ClassDef):
+                collect(scope, node.body, f"{prefix}{node.name}.", True)
+            else:
+                if not in_class:  # a class body's own statements run in no function
+                    scope.statements.append(node)
+                for field in ("body", "orelse", "finalbody", "handlers", "cases"):
+                    inner_nodes = getattr(node, field, None)
+                    if isinstance(inner_nodes, list):
+                        collect(scope, inner_nodes, prefix, in_class)
+
+    top = _Scope(None, None, False)
+    scopes.append(top)
+    collect(top, body, "", False)
+    return scopes
+
+
+class _Install(NamedTuple):
+    cls: str
+    line: int
+    how: str
+    #: What the class is installed on: "own" (this module), "main", "param" or "frame".
+    target: str
+    scope: _Scope
+
+
 class _Analysis:
     """The findings of one parsed module."""
 
@@ -183,13 +290,16 @@ class _Analysis:
         self.classes: dict[str, ast.ClassDef] = {}
         self.module_classes: set[str] = set()
         self.self_aliases: set[str] = set()
+        self.looks_at_frames = any(
+            "_getframe" in line or "currentframe" in line or "f_globals" in line for line in lines
+        )
 
     def source_line(self, lineno: int) -> str:
         text = self.lines[lineno - 1].strip() if 0 < lineno <= len(self.lines) else ""
         return text if len(text) <= 100 else text[:97] + "..."
 
-    def findings(self) -> list[tuple[int, str, str, str | None]]:
-        """``(line, kind, detail, suggestion)`` for every finding in the module."""
+    def findings(self) -> Found:
+        """Every finding in the module."""
         result = self.hooks()
         for stmt in _top_level(self.tree.body):
             if isinstance(stmt, ast.ClassDef):
@@ -199,26 +309,30 @@ class _Analysis:
             elif isinstance(stmt, ast.Assign) and self._is_self_module(stmt.value):
                 for target in stmt.targets:
                     self.self_aliases.update(_target_names(target))
-        result.extend(self._workarounds())
+        if self.classes:
+            result.extend(self._workarounds())
         return result
 
-    def hooks(self) -> list[tuple[int, str, str, str | None]]:
+    def hooks(self) -> Found:
         """Module-level bindings of the hook names."""
-        return [
-            (stmt.lineno, kind, self.source_line(stmt.lineno), None)
-            for stmt in _top_level(self.tree.body)
-            for kind in map(_HOOK_KINDS.get, _bound_names(stmt))
-            if kind is not None
-        ]
+        found = []
+        for stmt in _top_level(self.tree.body):
+            for kind in map(_HOOK_KINDS.get, _bound_names(stmt)):
+                if kind is not None:
+                    cost = getattr_read_cost() if kind == "module_getattr" else None
+                    found.append(
+                        Item(stmt.lineno, kind, self.source_line(stmt.lineno), read_cost=cost)
+                    )
+        return found
 
-    # ---- the __class__ workaround
+    # ---- what a module is, in an expression
 
     def _is_own_key(self, node: ast.AST) -> bool:
         node = _unwrap_index(node)
         if isinstance(node, ast.Name):
             return node.id == "__name__"
         if isinstance(node, ast.Constant):
-            return node.value == self.module
+            return bool(self.module) and node.value == self.module
         return (
             isinstance(node, ast.Attribute)
             and node.attr == "name"
@@ -229,158 +343,302 @@ class _Analysis:
     def _is_self_module(self, node: ast.expr) -> bool:
         """``sys.modules[__name__]`` (any alias of sys), ``.get(__name__)``, or an alias of it."""
         if isinstance(node, ast.Subscript):
-            return (
-                isinstance(node.value, ast.Attribute)
-                and node.value.attr == "modules"
-                and self._is_own_key(node.slice)
-            )
+            return _is_modules(node.value) and self._is_own_key(node.slice)
         if isinstance(node, ast.Call):
             func = node.func
             return (
                 isinstance(func, ast.Attribute)
                 and func.attr == "get"
-                and isinstance(func.value, ast.Attribute)
-                and func.value.attr == "modules"
+                and _is_modules(func.value)
                 and len(node.args) >= 1
                 and self._is_own_key(node.args[0])
             )
         return isinstance(node, ast.Name) and node.id in self.self_aliases
 
-    def _installations(self) -> dict[str, tuple[int, str]]:
-        """Local classes installed on this module: name -> (line, how)."""
-        installed: dict[str, tuple[int, str]] = {}
-        if not self.classes:
-            return installed
-        for node in _statements(self.tree.body):
+    def _key_kind(self, key: ast.AST, scope: _Scope) -> str | None:
+        """Whose ``sys.modules`` entry *key* names: "own", "main", "frame", "param", or None."""
+        key = _unwrap_index(key)
+        if self._is_own_key(key):
+            return "own"
+        if isinstance(key, ast.Constant) and key.value == "__main__":
+            return "main"
+        names = set(_names_in(key))
+        if names & _FRAME_NAMES or names & scope.frame:
+            return "frame"
+        if names & (scope.params | scope.derived):
+            return "param"
+        return None
+
+    def _module_kind(self, node: ast.expr, scope: _Scope) -> str | None:
+        """Which module *node* is: "own", "main", "frame", "param", or None (not a module)."""
+        if isinstance(node, ast.Name):
+            return self._name_kind(node.id, scope)
+        if isinstance(node, ast.Subscript) and _is_modules(node.value):
+            return self._key_kind(node.slice, scope)
+        if isinstance(node, ast.Call) and node.args:
+            func = node.func
+            if isinstance(func, ast.Attribute) and func.attr == "get" and _is_modules(func.value):
+                return self._key_kind(node.args[0], scope)
+            name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
+            if name in _IMPORT_CALLS:
+                return self._key_kind(node.args[0], scope)
+        return None
+
+    def _name_kind(self, name: str, scope: _Scope) -> str | None:
+        if name in scope.modules:
+            return scope.modules[name]
+        if name in scope.params:
+            return "param"
+        return "own" if name in self.self_aliases else None
+
+    # ---- installations
+
+    def _local_class(self, node: ast.expr) -> str | None:
+        if isinstance(node, ast.Name) and node.id in self.classes:
+            return node.id
+        return None
+
+    def _instance_of(self, node: ast.expr, scope: _Scope) -> tuple[str, int | None] | None:
+        """The class of this file that *node* is an instance of, and the line of its binding."""
+        if isinstance(node, ast.Call):
+            cls = self._local_class(node.func)
+            return None if cls is None else (cls, None)
+        if isinstance(node, ast.Name) and node.id in scope.instances:
+            return scope.instances[node.id]
+        return None
+
+    def _learn(self, node: ast.Assign, scope: _Scope) -> None:
+        """Record what the local names bound by *node* hold."""
+        names = [n for t in node.targets for n in _target_names(t)]
+        if not names:
+            return
+        value = node.value
+        kind = self._module_kind(value, scope)
+        instance = self._instance_of(value, scope) if isinstance(value, ast.Call) else None
+        for name in names:
+            if kind is not None:
+                scope.modules[name] = kind
+            if instance is not None:
+                scope.instances[name] = (instance[0], node.lineno)
+        # What a name is computed from only matters for a key of sys.modules in
+        # a function, or where the file looks at frames: most files need no walk.
+        if not (scope.params or self.looks_at_frames):
+            return
+        used = set(_names_in(value))
+        for name in names:
+            if used & _FRAME_NAMES or used & scope.frame:
+                scope.frame.add(name)
+            elif used & (scope.params | scope.derived):
+                scope.derived.add(name)
+
+    def _installs(self, scope: _Scope) -> Iterator[_Install]:
+        for node in scope.statements:
             if isinstance(node, ast.Assign):
-                value = node.value
-                for target in node.targets:
-                    if (
-                        isinstance(target, ast.Attribute)
-                        and target.attr == "__class__"
-                        and isinstance(value, ast.Name)
-                        and value.id in self.classes
-                        and self._is_self_module(target.value)
-                    ):
-                        installed.setdefault(value.id, (node.lineno, "__class__ assignment"))
-                    elif (
-                        isinstance(target, ast.Subscript)
-                        and self._is_self_module(target)
-                        and isinstance(value, ast.Call)
-                        and isinstance(value.func, ast.Name)
-                        and value.func.id in self.module_classes
-                    ):
-                        installed.setdefault(
-                            value.func.id, (node.lineno, "sys.modules replacement")
-                        )
+                yield from self._assignment_installs(node, scope)
+                self._learn(node, scope)
             elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
                 call = node.value
                 if (
                     isinstance(call.func, ast.Name)
                     and call.func.id == "setattr"
                     and len(call.args) == 3
-                    and self._is_self_module(call.args[0])
                     and isinstance(call.args[1], ast.Constant)
                     and call.args[1].value == "__class__"
-                    and isinstance(call.args[2], ast.Name)
-                    and call.args[2].id in self.classes
                 ):
-                    installed.setdefault(
-                        call.args[2].id, (node.lineno, "setattr(..., '__class__')")
-                    )
-        return installed
+                    cls = self._local_class(call.args[2])
+                    target = self._module_kind(call.args[0], scope)
+                    if cls is not None and target is not None:
+                        yield _Install(cls, node.lineno, "setattr(..., '__class__')", target, scope)
 
-    def _class_members(self, name: str, seen: set[str]) -> tuple[list[str], bool]:
-        """What class *name* and its local bases override, and whether it has getters."""
+    def _assignment_installs(self, node: ast.Assign, scope: _Scope) -> Iterator[_Install]:
+        value = node.value
+        for target in node.targets:
+            if isinstance(target, ast.Attribute) and target.attr == "__class__":
+                cls = self._local_class(value)
+                kind = self._module_kind(target.value, scope)
+                if cls is not None and kind is not None:
+                    yield _Install(cls, node.lineno, "__class__ assignment", kind, scope)
+            elif isinstance(target, ast.Subscript) and _is_modules(target.value):
+                instance = self._instance_of(value, scope)
+                kind = self._key_kind(target.slice, scope)
+                if instance is None or kind is None:
+                    continue
+                cls, bound = instance
+                how = "sys.modules replacement"
+                if bound is not None and isinstance(value, ast.Name):
+                    how += f" through the name {value.id} (bound at line {bound})"
+                yield _Install(cls, node.lineno, how, kind, scope)
+
+    # ---- what an installed class does
+
+    def _facts(self, name: str) -> ClassFacts:
+        overrides: list[str] = []
+        getters: list[str] = []
+        flags = {"getattribute": False, "getattr": False, "dict": False, "deprecation": False}
+        self._collect(name, set(), overrides, getters, flags)
+        return ClassFacts(
+            name,
+            tuple(dict.fromkeys(overrides)),
+            tuple(dict.fromkeys(getters)),
+            flags["getattribute"],
+            flags["getattr"],
+            flags["dict"],
+            name in self.module_classes,
+            flags["deprecation"] or "deprecat" in name.lower(),
+        )
+
+    def _collect(
+        self,
+        name: str,
+        seen: set[str],
+        overrides: list[str],
+        getters: list[str],
+        flags: dict[str, bool],
+    ) -> None:
+        """What class *name* and its local bases define, added to the lists and flags."""
         cls = self.classes.get(name)
         if cls is None or name in seen:
-            return [], False
+            return
         seen.add(name)
-        overrides: list[str] = []
-        getters = False
         for stmt in cls.body:
-            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                if stmt.name in ("__setattr__", "__delattr__"):
-                    overrides.append(stmt.name)
-                for decorator in stmt.decorator_list:
-                    if isinstance(decorator, ast.Attribute) and decorator.attr in (
-                        "setter",
-                        "deleter",
-                    ):
-                        overrides.append(f"{decorator.attr} property {stmt.name}")
-                    elif isinstance(decorator, ast.Name) and decorator.id == "property":
-                        getters = True
+            if isinstance(stmt, _FunctionDef):
+                self._method(stmt, overrides, getters, flags)
             elif isinstance(stmt, ast.Assign):
                 names = [n for t in stmt.targets for n in _target_names(t)]
                 overrides.extend(n for n in names if n in ("__setattr__", "__delattr__"))
+                flags["getattribute"] |= "__getattribute__" in names
+                flags["getattr"] |= "__getattr__" in names
                 value = stmt.value
                 if isinstance(value, ast.Call) and _dotted(value.func).endswith("property"):
-                    getters = True
-                    overrides.extend(_property_call_overrides(value, names))
+                    flags["dict"] |= "__dict__" in names
+                    has_getter, stores = _property_call(value)
+                    if has_getter:
+                        getters.extend(names)
+                    overrides.extend(f"{store} property {n}" for store in stores for n in names)
+        for node in ast.walk(cls):
+            if (isinstance(node, ast.Name) and node.id in _DEPRECATION_NAMES) or (
+                isinstance(node, ast.Constant)
+                and isinstance(node.value, str)
+                and "deprecat" in node.value.lower()
+            ):
+                flags["deprecation"] = True
+                break
         for base in cls.bases:
             if isinstance(base, ast.Name):
-                inherited, inherited_getters = self._class_members(base.id, seen)
-                overrides.extend(inherited)
-                getters = getters or inherited_getters
-        return overrides, getters
+                self._collect(base.id, seen, overrides, getters, flags)
 
-    def _workarounds(self) -> Iterator[tuple[int, str, str, str | None]]:
+    @staticmethod
+    def _method(
+        stmt: ast.FunctionDef | ast.AsyncFunctionDef,
+        overrides: list[str],
+        getters: list[str],
+        flags: dict[str, bool],
+    ) -> None:
+        if stmt.name in ("__setattr__", "__delattr__"):
+            overrides.append(stmt.name)
+        flags["getattribute"] |= stmt.name == "__getattribute__"
+        flags["getattr"] |= stmt.name == "__getattr__"
+        for decorator in stmt.decorator_list:
+            if isinstance(decorator, ast.Attribute) and decorator.attr in ("setter", "deleter"):
+                overrides.append(f"{decorator.attr} property {stmt.name}")
+            elif isinstance(decorator, ast.Name) and decorator.id == "property":
+                getters.append(stmt.name)
+                flags["dict"] |= stmt.name == "__dict__"
+
+    # ---- findings
+
+    def _workarounds(self) -> Iterator[Item]:
         opted_in = any("pep726hook.enable(" in line for line in self.lines)
-        for name, (line, how) in sorted(self._installations().items()):
-            overrides, getters = self._class_members(name, set())
-            if not overrides:
-                continue
-            cls = self.classes[name]
-            bases = ", ".join(_dotted(b) for b in cls.bases)
-            detail = (
-                f"class {name}({bases}) installed by {how} at line {line};"
-                f" overrides {', '.join(dict.fromkeys(overrides))}"
-            )
-            suggestion = (
-                f"none: the module opts in with pep726hook.enable() and keeps class {name}"
+        reported: set[tuple[str, str | None]] = set()
+        for scope in _scopes(self.tree.body):
+            for install in self._installs(scope):
+                key = (install.cls, scope.qualname)
+                if key in reported:
+                    continue
+                item = self._finding(install, opted_in)
+                if item is not None:
+                    reported.add(key)
+                    yield item
+
+    def _finding(self, install: _Install, opted_in: bool) -> Item | None:
+        facts = self._facts(install.cls)
+        scope = install.scope
+        replaced = install.how.startswith("sys.modules")
+        wrapper = not facts.module_type and replaced
+        if install.target == "param" and not replaced and not facts.module_type:
+            # Only a ModuleType subclass can be a module's __class__: a parameter
+            # given any other class is some other object.
+            return None
+        if facts.dict_property:
+            kind = "dict_property_module"
+        elif facts.intercepts_stores or (wrapper and (facts.getattr or facts.getattribute)):
+            if install.target != "own" and scope.function is not None:
+                kind = "helper_workaround"
+            else:
+                kind = "wrapper_workaround" if wrapper else "class_workaround"
+        else:
+            return None
+        cls = self.classes[install.cls]
+        bases = ", ".join(_dotted(b) for b in cls.bases)
+        if install.target == "own":
+            on = ""
+        elif install.target == "main":
+            on = " as __main__"
+        elif install.target == "frame":
+            caller = f"the caller of {scope.qualname}" if scope.qualname else "the importer"
+            on = f" on the module of {caller} (from its frame)"
+        else:
+            on = f" on a module passed to {scope.qualname}"
+        what = [*facts.overrides]
+        what += ["__getattribute__"] * facts.getattribute + ["__getattr__"] * facts.getattr
+        what += ["__dict__ property"] * facts.dict_property
+        detail = (
+            f"class {install.cls}({bases}) installed{on} by {install.how} at line {install.line};"
+            f" {'overrides' if what else 'defines nothing of'} {', '.join(what) or 'interest'}"
+        )
+        helper = scope.qualname if kind == "helper_workaround" else None
+        deprecation = facts.deprecation or "deprecat" in (helper or "").lower()
+        facts = facts._replace(deprecation=deprecation)
+        if opted_in and kind in ("class_workaround", "helper_workaround"):
+            advice = (
+                f"none: the module opts in with pep726hook.enable() and keeps class {install.cls}"
                 " as its fallback without pep726hook"
-                if opted_in
-                else _suggestion(name, overrides, getters)
             )
-            yield cls.lineno, "class_workaround", detail, suggestion
+        else:
+            advice = suggestion(facts, helper)
+        top = scope.function is None
+        confident = install.target == "own" and top and (facts.intercepts_stores or not wrapper)
+        return Item(
+            cls.lineno,
+            kind,
+            detail,
+            advice,
+            "high" if confident and kind != "dict_property_module" else "medium",
+            cls.lineno,
+            install.line,
+            read_cost(facts),
+            helper,
+            scope.function.lineno if helper and scope.function is not None else None,
+        )
 
 
-def _property_call_overrides(call: ast.Call, names: list[str]) -> Iterator[str]:
-    """``setter property x`` etc. for ``x = property(fget, fset, fdel)``."""
-    keywords = {k.arg for k in call.keywords}
-    if (len(call.args) >= 2 and not _is_none(call.args[1])) or "fset" in keywords:
-        yield from (f"setter property {name}" for name in names)
-    if (len(call.args) >= 3 and not _is_none(call.args[2])) or "fdel" in keywords:
-        yield from (f"deleter property {name}" for name in names)
+def _property_call(call: ast.Call) -> tuple[bool, list[str]]:
+    """Whether ``property(fget, fset, fdel)`` has a getter, and which of setter/deleter it has."""
+    keywords = {k.arg: k.value for k in call.keywords}
+    args: list[ast.expr | None] = [*call.args[:3]] + [None] * (3 - len(call.args[:3]))
+    for index, name in enumerate(("fget", "fset", "fdel")):
+        if name in keywords:
+            args[index] = keywords[name]
+    present = [node is not None and not _is_none(node) for node in args]
+    return present[0], [store for store, there in zip(("setter", "deleter"), present[1:]) if there]
 
 
 def _is_none(node: ast.expr) -> bool:
     return isinstance(node, ast.Constant) and node.value is None
 
 
-def _suggestion(name: str, overrides: list[str], getters: bool) -> str:
-    hooks = []
-    if any(o == "__setattr__" or o.startswith("setter ") for o in overrides):
-        hooks.append('"def __setattr__(name, value): ..."')
-    if any(o == "__delattr__" or o.startswith("deleter ") for o in overrides):
-        hooks.append('"def __delattr__(name): ..."')
-    reads = ' (with a PEP 562 "def __getattr__(name): ..." for its properties\' reads)'
-    # Dropping the class would silently remove the guard for users without
-    # pep726hook: keep it as the fallback (README "For library authors").
-    return (
-        f"define module-level {' and '.join(hooks)}{reads if getters else ''}"
-        f" and opt in with pep726hook.enable(__name__), keeping class {name} only as the"
-        ' fallback where pep726hook cannot be imported (README, "For library authors"):'
-        " reads on this module are ~3x slower on CPython 3.11+ while its class is a"
-        " ModuleType subclass"
-    )
-
-
-Found = List[Tuple[int, str, str, Optional[str]]]
-
-
 def analyse_source(data: bytes, path: str, module: str) -> Found:
-    """Parse all of *data* and return ``(line, kind, detail, suggestion)`` tuples.
+    """Parse all of *data* and return its findings.
 
     Raises :class:`Unparsable` when the file cannot be decoded or parsed.
     """
@@ -417,7 +675,5 @@ def analyse_statements(
             return None
         offset = data.count(b"\n", 0, start)
         analysis = _Analysis(tree, lines, "")
-        found.extend(
-            (line + offset, kind, detail, hint) for line, kind, detail, hint in analysis.hooks()
-        )
+        found.extend(item._replace(line=item.line + offset) for item in analysis.hooks())
     return found

@@ -87,26 +87,40 @@ class Exclusion:
         return False
 
 
-def _normalize(name: str) -> str:
+def normalize(name: str) -> str:
+    """A distribution name as PEP 503 compares them."""
     return re.sub(r"[-_.]+", "-", name).lower()
 
 
-def _distribution_name(dist: importlib_metadata.Distribution) -> str | None:
-    # The Name header is all that is needed; a regex over the head of METADATA
-    # is much cheaper than the full email parse behind ``dist.metadata``.
+def _distribution_header(
+    dist: importlib_metadata.Distribution,
+) -> tuple[str | None, frozenset[str]]:
+    """The name of *dist* and the normalised names of the distributions it requires.
+
+    The Name and Requires-Dist headers are all that is needed; a regex over the
+    head of METADATA is much cheaper than the full email parse behind
+    ``dist.metadata``, and one read serves both.
+    """
     try:
         text = dist.read_text("METADATA")
     except Exception:  # a broken distribution must not end the scan
         text = None
+    requires: frozenset[str] = frozenset()
     if text:
-        match = _NAME_HEADER_RE.search(text.partition("\n\n")[0])
+        head = text.partition("\n\n")[0]
+        requires = frozenset(normalize(name) for name in _REQUIRES_RE.findall(head))
+        match = _NAME_HEADER_RE.search(head)
         if match:
-            return match.group(1)
+            return match.group(1), requires
     try:
         name = dist.metadata["Name"]
     except Exception:  # a broken METADATA must not end the scan
-        return None
-    return name if isinstance(name, str) and name else None
+        return None, requires
+    return (name if isinstance(name, str) and name else None), requires
+
+
+# Any extra or environment marker counts: the requirement may hold here.
+_REQUIRES_RE = re.compile(r"^Requires-Dist:[ \t]*([A-Za-z0-9][A-Za-z0-9._-]*)", re.MULTILINE)
 
 
 def find_distributions(
@@ -119,26 +133,35 @@ def find_distributions(
     *names*, only those are returned, and :class:`UnknownDistributionError`
     lists any that were not found.
     """
+    return [(name, dist) for name, dist, _ in _find_distributions(names, site)]
+
+
+def _find_distributions(
+    names: Sequence[str], site: Sequence[str] | None
+) -> list[tuple[str, importlib_metadata.Distribution, frozenset[str]]]:
+    """:func:`find_distributions`, with what each distribution requires."""
     if site is None:
         found = importlib_metadata.distributions()
     else:
         found = importlib_metadata.distributions(path=list(site))
-    by_name: dict[str, tuple[str, importlib_metadata.Distribution]] = {}
+    by_name: dict[str, tuple[str, importlib_metadata.Distribution, frozenset[str]]] = {}
     for dist in found:
-        name = _distribution_name(dist)
+        name, requires = _distribution_header(dist)
         if name is not None:
-            by_name.setdefault(_normalize(name), (name, dist))
+            by_name.setdefault(normalize(name), (name, dist, requires))
     if not names:
         return [by_name[key] for key in sorted(by_name)]
-    wanted = [_normalize(name) for name in names]
+    wanted = [normalize(name) for name in names]
     missing = [name for name, key in zip(names, wanted) if key not in by_name]
     if missing:
         raise UnknownDistributionError(", ".join(missing))
     return [by_name[key] for key in dict.fromkeys(wanted)]
 
 
-def distribution_files(name: str, dist: importlib_metadata.Distribution) -> Iterator[SourceFile]:
-    """The ``.py`` files that *dist* installed."""
+def distribution_files(
+    name: str, dist: importlib_metadata.Distribution, requires: frozenset[str] = frozenset()
+) -> Iterator[SourceFile]:
+    """The ``.py`` files that *dist* installed (*requires*: what it requires, normalised)."""
     # Plain string methods over RECORD instead of a PackagePath object per
     # row: large environments have tens of thousands of rows.
     record = dist.read_text("RECORD")
@@ -160,9 +183,10 @@ def distribution_files(name: str, dist: importlib_metadata.Distribution) -> Iter
         prefix = os.path.join(base, "")
         for relative in relatives:
             if relative[:1] in "./\\" or "/." in relative or ":" in relative:
-                yield SourceFile(os.path.normpath(os.path.join(base, relative)), relative, name)
+                path = os.path.normpath(os.path.join(base, relative))
+                yield SourceFile(path, relative, name, requires)
             else:
-                yield SourceFile(prefix + relative, relative, name)
+                yield SourceFile(prefix + relative, relative, name, requires)
         return
     # Without RECORD (egg-info), the list comes from SOURCES.txt or
     # installed-files.txt, whose paths are often relative to a source checkout
@@ -171,11 +195,11 @@ def distribution_files(name: str, dist: importlib_metadata.Distribution) -> Iter
         if file.suffix == ".py":
             path = os.path.normpath(str(dist.locate_file(file)))
             if os.path.isfile(path):
-                yield SourceFile(path, file.as_posix(), name)
+                yield SourceFile(path, file.as_posix(), name, requires)
 
 
 def tree_files(
-    root: str, prune_site: bool = False, exclude: Exclusion | None = None
+    root: str, prune_site: bool = False, exclude: Exclusion | None = None, stdlib: bool = False
 ) -> Iterator[SourceFile]:
     """The ``.py`` files under *root*, named by their path relative to it.
 
@@ -196,7 +220,8 @@ def tree_files(
         )
         for file in sorted(files):
             if file.endswith(".py") and not (exclude and exclude.excludes(prefix + file)):
-                yield SourceFile(os.path.join(directory, file), prefix + file, None)
+                path = os.path.join(directory, file)
+                yield SourceFile(path, prefix + file, None, frozenset(), stdlib)
 
 
 def stdlib_root() -> str:
@@ -222,13 +247,13 @@ def collect_files(
     exclusion = Exclusion(exclude)
     files: list[SourceFile] = []
     if distributions or site is not None or not paths:
-        for name, dist in find_distributions(distributions, site):
-            listed = distribution_files(name, dist)
+        for name, dist, requires in _find_distributions(distributions, site):
+            listed = distribution_files(name, dist, requires)
             if exclusion:
                 listed = (f for f in listed if not exclusion.excludes(f.relative))
             files.extend(listed)
     if stdlib:
-        files.extend(tree_files(stdlib_root(), prune_site=True, exclude=exclusion))
+        files.extend(tree_files(stdlib_root(), prune_site=True, exclude=exclusion, stdlib=True))
     for root in paths:
         files.extend(tree_files(root, exclude=exclusion))
     return files

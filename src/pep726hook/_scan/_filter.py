@@ -17,7 +17,7 @@ import re
 from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Iterable, Iterator
 
 try:
     from ._memfind import find
@@ -35,26 +35,40 @@ except ImportError:  # not built (PyPy, no compiler): bytes.find, about 3x slowe
 
 # A file none of whose bytes spell one of these cannot hold any finding, so it is
 # never decoded or parsed; this is what keeps a whole-environment scan cheap.
-_TOKENS = (b"__setattr__", b"__delattr__", b"__getattr__", b"__dir__", b"__class__", b"ModuleType")
+_TOKENS = (
+    b"__setattr__",
+    b"__delattr__",
+    b"__getattr__",
+    b"__dir__",
+    b"__class__",
+    b"ModuleType",
+    b"__getattribute__",
+    b"__dict__",
+)
 
 _ATTR_HOOK_NAMES = frozenset((b"__setattr__", b"__delattr__", b"__getattr__"))
 # Any installation of a class on the module goes through ``X.modules[...]``
 # (``sys.modules[__name__]``, ``.get(__name__)``, or a name bound to either):
 # what follows ``.modules``.
 _INDEXED_RE = re.compile(rb"[ \t]*(?:\[|\.[ \t]*get\b)")
-# A reported workaround class overrides one of these, or defines a property.
-_OVERRIDE_TOKENS = (b"setattr__", b"delattr__", b"setter", b"deleter", b"property")
-# A class statement whose bases mention ModuleType or type(...): the only way a
-# module-type class is defined that the analysis recognises.  (Patterns start
-# with a literal so that the regex engine can skip ahead quickly; the bound on
-# the bases keeps a file of many unclosed "class X(" linear to search.)
-_MODULE_CLASS_RE = re.compile(rb"class[ \t]+\w+[ \t]*\([^:]{0,1000}?(?:ModuleType|\btype[ \t]*\()")
+# A class statement whose bases mention ModuleType or type(...).  (The pattern
+# starts with a literal so that the regex engine can skip ahead quickly; the
+# bound on the bases keeps a file of many unclosed "class X(" linear to search.)
+_MODULE_CLASS_RE = re.compile(
+    rb"class[ \t]+(\w+)[ \t]*\([^:]{0,1000}?(?:ModuleType|\btype[ \t]*\()"
+)
+# A reported workaround class overrides one of these, defines a property, or
+# (a wrapper object) intercepts reads; "getattr" also stands for __getattribute__.
+_OVERRIDE_TOKENS = (b"setattr__", b"delattr__", b"setter", b"deleter", b"property", b"getattr")
 # What follows ``<something>.__class__`` in an assignment (not a comparison).
 _ASSIGNMENT_RE = re.compile(rb"[ \t]*=(?!=)")
-# ``X.modules[...] = Name(``: a module replaced by an instance.
-_REPLACES_MODULE_RE = re.compile(rb"modules[ \t]*\[([^\]\n]*)\][ \t]*=[ \t]*([\w.]+)[ \t]*\(")
+# ``X.modules[...] = Name(`` or ``= name``: a module replaced by an instance,
+# made there or bound to a name before.  (The key may hold brackets itself:
+# ``sys.modules[sys._getframe(1).f_globals["__name__"]]``.)
+_REPLACES_MODULE_RE = re.compile(
+    rb"modules[ \t]*\[([^\n]*?)\][ \t]*=(?!=)[ \t]*([\w.]+)[ \t]*(\()?"
+)
 # A subscript key that is a plain name, or a string literal without escapes.
-_NAME_KEY_RE = re.compile(rb"[ \t]*([A-Za-z_][A-Za-z0-9_]*)[ \t]*\Z")
 _STRING_KEY_RE = re.compile(rb"""[ \t]*(['"])([^'"\\]*)\1[ \t]*\Z""")
 # ``setattr(m, "__class__"``, up to the closing quote of the name.
 _SETATTR_CLASS_RE = re.compile(rb"setattr\([^,\n]*,[ \t]*['\"]__class__['\"]\Z")
@@ -65,6 +79,12 @@ _SETATTR_VALUE_RE = re.compile(rb"[ \t]*,[ \t]*([A-Za-z_][A-Za-z0-9_]*)[ \t]*\)"
 _CONTINUATION_RE = re.compile(rb"(?:else|elif|except|finally)\b")
 _BODY_STATEMENT_RE = re.compile(rb"(?:class|def|async[ \t]+def)\b")
 _NAME_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+_NAME_BYTES_AND_DOT = _NAME_BYTES | {0x2E}
+
+
+def mentions(data: bytes | bytearray, needles: Iterable[bytes], end: int | None = None) -> bool:
+    """True when ``data[:end]`` holds one of *needles*."""
+    return any(find(data, needle, 0, end) >= 0 for needle in needles)
 
 
 def has_token(data: bytes | bytearray, end: int | None = None) -> bool:
@@ -85,8 +105,14 @@ def may_matter(data: bytes | bytearray, end: int) -> bool:
         find(data, b"ttr__", 0, end) >= 0 or find(data, b"__dir__", 0, end) >= 0
     ):
         return True
+    # A wrapper object put in sys.modules needs no __class__: it intercepts
+    # reads (__getattribute__), or is a module-like object whose __dict__ is a
+    # property.
     return find(data, b"modules", 0, end) >= 0 and (
-        find(data, b"__class__", 0, end) >= 0 or find(data, b"ModuleType", 0, end) >= 0
+        find(data, b"__class__", 0, end) >= 0
+        or find(data, b"ModuleType", 0, end) >= 0
+        or find(data, b"ttribute__", 0, end) >= 0
+        or find(data, b"__dict__", 0, end) >= 0
     )
 
 
@@ -163,34 +189,62 @@ def _may_install_own_class(data: bytes, module: str | None = None) -> bool:
     here never index ``X.modules``, or only install a class they do not
     define (``mock.__class__ = int``), or spell the workaround only in text.
     """
-    if not any(
+    indexed = any(
         _follows_dot(data, position) and _INDEXED_RE.match(data, position + 7)
         for position in _occurrences(data, b"modules")
-    ):
+    )
+    if not indexed and find(data, b"__class__") < 0:
         return False
     names = _installed_names(data, module)
+    if not indexed:
+        # Without X.modules[...], only a helper can install a class: on a module
+        # it is given, as its __class__, so a ModuleType subclass.
+        index = Index(data)
+        module_classes = {
+            match.group(1)
+            for match in _MODULE_CLASS_RE.finditer(data)
+            if not _inside_class_or_def(index, match.start())
+        }
+        names = module_classes if names is None else names & module_classes
     if names is not None:
         if not names:
             return False
         if names.isdisjoint(_CLASS_LINES.captures(data)):
             return False
+        # The analysis knows the classes of the module's top level (and of its
+        # top-level if/try blocks), not those made in a function or class body.
+        index = Index(data)
+        if not any(
+            name in names and not _inside_class_or_def(index, start)
+            for start, name in _CLASS_LINES.starts(data)
+        ):
+            return False
     return any(find(data, token) >= 0 for token in _OVERRIDE_TOKENS)
 
 
-def _may_be_own_key(key: bytes, module: str | None) -> bool:
-    """Whether the ``sys.modules`` key *key* may name the module itself.
+def _may_be_target_key(key: bytes, module: str | None) -> bool:
+    """Whether the ``sys.modules`` key *key* may name a module the analysis follows.
 
-    The analysis only counts ``__name__``, ``__spec__.name`` and the module's
-    own name as a string; ``sys.modules[name] = Fake(name)`` in a test or a
-    loader installs something else.
+    Any expression may be a helper's parameter or the caller's module name,
+    but the only string keys that count are the module's own name and
+    ``__main__``: ``sys.modules["fake"] = Fake()`` in a test installs something else.
     """
-    name = _NAME_KEY_RE.match(key)
-    if name is not None:
-        return name.group(1) == b"__name__"
     string = _STRING_KEY_RE.match(key)
     if string is not None and module is not None:
-        return string.group(2) == module.encode()
+        return string.group(2) in (module.encode(), b"__main__")
     return True
+
+
+def _instance_names(data: bytes, name: bytes) -> set[bytes]:
+    """The callees of ``name = Callee(`` bindings in *data*: what *name* may be an instance of."""
+    # The pattern starts with the name, not a look-behind, for the regex
+    # engine's fast literal search; the byte before is checked here.
+    pattern = re.escape(name) + rb"[ \t]*=(?!=)[ \t]*([A-Za-z_]\w*)[ \t]*\("
+    return {
+        match.group(1)
+        for match in re.finditer(pattern, data)
+        if not match.start() or data[match.start() - 1] not in _NAME_BYTES_AND_DOT
+    }
 
 
 def _installed_names(data: bytes, module: str | None = None) -> set[bytes] | None:
@@ -223,13 +277,14 @@ def _installed_names(data: bytes, module: str | None = None) -> set[bytes] | Non
             if value is None:
                 return None
             names.add(value.group(1))
-    replacing = {
-        match.group(2)
-        for match in _REPLACES_MODULE_RE.finditer(data)
-        if b"." not in match.group(2) and _may_be_own_key(match.group(1), module)
-    }
-    if replacing and _MODULE_CLASS_RE.search(data):
-        names |= replacing
+    for match in _REPLACES_MODULE_RE.finditer(data):
+        replacement: bytes = match.group(2)
+        if b"." in replacement or not _may_be_target_key(match.group(1), module):
+            continue
+        if match.group(3):
+            names.add(replacement)
+        else:  # through an intermediate name
+            names |= _instance_names(data, replacement)
     return names
 
 
@@ -267,6 +322,14 @@ class _LineStarts:
     def __init__(self, start_of_line: bytes) -> None:
         self._after_newline = re.compile(b"\n" + start_of_line)
         self._first_line = re.compile(start_of_line)
+
+    def starts(self, data: bytes) -> Iterator[tuple[int, bytes]]:
+        """Start and group 1 of every matching line (the pattern must have a group)."""
+        first = self._first_line.match(data)
+        if first:
+            yield 0, first.group(1)
+        for match in self._after_newline.finditer(data):
+            yield match.start() + 1, match.group(1)
 
     def captures(self, data: bytes) -> list[bytes]:
         """Group 1 of every matching line (the pattern must have one)."""

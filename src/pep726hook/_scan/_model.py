@@ -7,7 +7,20 @@ from typing import NamedTuple
 SCHEMA = "pep726hook.scan/1"
 
 #: The finding kinds, in the order the report explains them.
-KINDS = ("module_setattr", "module_delattr", "class_workaround", "module_getattr", "module_dir")
+KINDS = (
+    "module_setattr",
+    "module_delattr",
+    "class_workaround",
+    "wrapper_workaround",
+    "helper_workaround",
+    "helper_call",
+    "dict_property_module",
+    "module_getattr",
+    "module_dir",
+)
+
+#: How sure a finding is that the code intercepts stores on a module when it runs.
+CONFIDENCES = ("high", "medium", "low")
 
 
 class SourceFile(NamedTuple):
@@ -17,11 +30,28 @@ class SourceFile(NamedTuple):
     #: ``/``-separated path relative to the import root (site or source directory).
     relative: str
     distribution: str | None
+    #: The distributions (PEP 503 normalised names) that *distribution* requires.
+    requires: frozenset[str] = frozenset()
+    #: Whether the file belongs to the standard library.
+    stdlib: bool = False
 
     @property
     def module(self) -> str:
         """The dotted module name (computed on demand: few files ever need it)."""
         return _module_name(self.relative)
+
+
+class Related(NamedTuple):
+    """Another place a finding involves: a helper's caller, or the helper a call reaches."""
+
+    #: ``caller``, ``helper``, ``class`` or ``install``.
+    role: str
+    path: str
+    line: int
+    module: str
+    distribution: str | None
+    #: The dotted name of the function (for ``helper``), else None.
+    name: str | None = None
 
 
 class Finding(NamedTuple):
@@ -34,6 +64,14 @@ class Finding(NamedTuple):
     kind: str
     detail: str
     suggestion: str | None
+    confidence: str = "high"
+    #: Line of the class statement of the workaround, when the finding has one.
+    class_line: int | None = None
+    #: Line of the statement that installs it (in this file), when known.
+    install_line: int | None = None
+    #: What reads of the affected module cost, on which interpreters.
+    read_cost: str | None = None
+    related: tuple[Related, ...] = ()
 
 
 class Skipped(NamedTuple):

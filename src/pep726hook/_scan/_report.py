@@ -17,6 +17,8 @@ if TYPE_CHECKING:
 
     from ._model import ScanResult
 
+# Module-level hooks are what they are: no confidence to state.
+_HOOK_KINDS = frozenset(("module_setattr", "module_delattr", "module_getattr", "module_dir"))
 _HEADERS = ("LOCATION", "DISTRIBUTION", "MODULE", "KIND", "DETAIL")
 
 
@@ -36,6 +38,21 @@ def to_json(result: ScanResult) -> dict[str, Any]:
                 "kind": f.kind,
                 "detail": f.detail,
                 "suggestion": f.suggestion,
+                "confidence": f.confidence,
+                "class_line": f.class_line,
+                "install_line": f.install_line,
+                "read_cost": f.read_cost,
+                "related": [
+                    {
+                        "role": r.role,
+                        "path": r.path,
+                        "line": r.line,
+                        "module": r.module,
+                        "distribution": r.distribution,
+                        "name": r.name,
+                    }
+                    for r in f.related
+                ],
             }
             for f in result.findings
         ],
@@ -64,6 +81,12 @@ def write_table(result: ScanResult, out: TextIO) -> None:
         out.write(line(_HEADERS) + "\n")
         for finding, row in zip(result.findings, rows):
             out.write(line(row) + "\n")
+            if finding.kind not in _HOOK_KINDS:
+                out.write(f"    confidence: {finding.confidence}\n")
+            for related in finding.related:
+                out.write(f"    {related.role}: {related.path}:{related.line}\n")
+            if finding.read_cost:
+                out.write(f"    read cost: {finding.read_cost}\n")
             if finding.suggestion:
                 out.write(f"    suggestion: {finding.suggestion}\n")
     for skipped in result.skipped:

@@ -12,14 +12,17 @@ import errno
 import os
 import stat
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from ._files import collect_files
 from ._filter import Index, ParsePlan, has_token, may_matter, plan_parse
-from ._model import KINDS, Finding, ScanResult, Skipped, SourceFile
+from ._model import KINDS, Finding, Related, ScanResult, Skipped, SourceFile
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator, Sequence
+
+    from ._analysis import Item
+    from ._callers import Helper
 
 _KIND_ORDER = {kind: index for index, kind in enumerate(KINDS)}
 
@@ -168,15 +171,40 @@ def scan_file(
             found = analyse_source(data, source.path, source.module)
     except Unparsable as exc:
         return [], Skipped(source.path, str(exc)), True
-    findings = [
-        Finding(source.distribution, source.module, source.path, line, kind, detail, hint)
-        for line, kind, detail, hint in found
-    ]
-    return findings, None, True
+    return [_finding(source, item) for item in found], None, True
+
+
+def _finding(source: SourceFile, item: Item) -> Finding:
+    related: tuple[Related, ...] = ()
+    if item.helper is not None and item.helper_line is not None:
+        name = f"{source.module}.{item.helper}"
+        helper = Related("helper", source.path, item.helper_line, source.module, None, name)
+        related = (helper._replace(distribution=source.distribution),)
+    return Finding(
+        source.distribution,
+        source.module,
+        source.path,
+        item.line,
+        item.kind,
+        item.detail,
+        item.suggestion,
+        item.confidence,
+        item.class_line,
+        item.install_line,
+        item.read_cost,
+        related,
+    )
+
+
+class _Work(NamedTuple):
+    """What a pass over the files does: scan them, or look for calls of *helpers* in them."""
+
+    thorough: bool = False
+    helpers: tuple[Helper, ...] = ()
 
 
 class _Results:
-    """What scanning some of the files found; picklable, to come back from a worker."""
+    """What a pass over some of the files found; picklable, to come back from a worker."""
 
     def __init__(self) -> None:
         self.findings: list[Finding] = []
@@ -184,20 +212,34 @@ class _Results:
         self.parsed = 0
         #: Numbers of the chunks scanned, in a process that shares the work.
         self.chunks: list[int] = []
+        #: For the pass that looks for calls: each helper's finding -> its callers.
+        self.callers: dict[Finding, list[Related]] = {}
 
-    def scan(self, files: Iterable[SourceFile], thorough: bool, reader: _Reader) -> None:
+    def scan(self, files: Iterable[SourceFile], work: _Work, reader: _Reader) -> None:
+        if work.helpers:
+            from ._callers import find_callers
+
+            calls, callers = find_callers(files, list(work.helpers), reader)
+            self.findings.extend(calls)
+            self._add_callers(callers)
+            return
         for source in files:
-            found, skip, was_parsed = scan_file(source, thorough, reader)
+            found, skip, was_parsed = scan_file(source, work.thorough, reader)
             self.findings.extend(found)
             if skip is not None:
                 self.skipped.append(skip)
             self.parsed += was_parsed
+
+    def _add_callers(self, callers: dict[Finding, list[Related]]) -> None:
+        for finding, related in callers.items():
+            self.callers.setdefault(finding, []).extend(related)
 
     def add(self, other: _Results) -> None:
         self.findings.extend(other.findings)
         self.skipped.extend(other.skipped)
         self.parsed += other.parsed
         self.chunks.extend(other.chunks)
+        self._add_callers(other.callers)
 
 
 # Below this many files, forking costs more than it saves.
@@ -248,7 +290,7 @@ class _Chunks:
     def files_of(self, number: int) -> list[SourceFile]:
         return self.files[number * self.size : (number + 1) * self.size]
 
-    def scan_claimed(self, thorough: bool, progress: _Progress | None = None) -> _Results:
+    def scan_claimed(self, work: _Work, progress: _Progress | None = None) -> _Results:
         """Claim chunks and scan them until none are left."""
         results = _Results()
         reader = _Reader()
@@ -259,14 +301,14 @@ class _Chunks:
             if progress is not None:
                 # Chunks are claimed in order, so this counts the others' too.
                 progress.update(number * self.size)
-            results.scan(self.files_of(number), thorough, reader)
+            results.scan(self.files_of(number), work, reader)
             results.chunks.append(number)
 
     def close(self) -> None:
         os.close(self._read_end)
 
 
-def _fork_child(chunks: _Chunks, thorough: bool) -> tuple[int, int] | None:
+def _fork_child(chunks: _Chunks, work: _Work) -> tuple[int, int] | None:
     """Scan claimed chunks in a forked child: ``(pid, pipe to read its pickled result)``, or None."""
     import pickle
 
@@ -281,7 +323,7 @@ def _fork_child(chunks: _Chunks, thorough: bool) -> tuple[int, int] | None:
         status = 1
         try:
             os.close(read_end)
-            payload = pickle.dumps(chunks.scan_claimed(thorough), pickle.HIGHEST_PROTOCOL)
+            payload = pickle.dumps(chunks.scan_claimed(work), pickle.HIGHEST_PROTOCOL)
             with os.fdopen(write_end, "wb") as pipe:
                 pipe.write(payload)
             status = 0
@@ -305,19 +347,19 @@ def _child_result(pid: int, read_end: int) -> _Results | None:
 
 
 def _scan_all(
-    files: list[SourceFile], thorough: bool, jobs: int | None, progress: _Progress
+    files: list[SourceFile], work: _Work, jobs: int | None, progress: _Progress
 ) -> _Results:
     """Scan *files*, spread over *jobs* processes where that pays (see :func:`scan_files`)."""
     if jobs is None:
         jobs = 1 if len(files) < _FORK_THRESHOLD else min(os.cpu_count() or 1, 8)
     if jobs <= 1 or not _can_fork():
         results = _Results()
-        results.scan(_with_progress(files, progress), thorough, _Reader())
+        results.scan(_with_progress(files, progress), work, _Reader())
         return results
     chunks = _Chunks(files)
     try:
-        children = [child for _ in range(jobs - 1) if (child := _fork_child(chunks, thorough))]
-        results = chunks.scan_claimed(thorough, progress)
+        children = [child for _ in range(jobs - 1) if (child := _fork_child(chunks, work))]
+        results = chunks.scan_claimed(work, progress)
     finally:
         chunks.close()
     for pid, read_end in children:
@@ -328,7 +370,7 @@ def _scan_all(
     missing = sorted(set(range(chunks.count)).difference(results.chunks))
     reader = _Reader()
     for number in missing:
-        results.scan(chunks.files_of(number), thorough, reader)
+        results.scan(chunks.files_of(number), work, reader)
     return results
 
 
@@ -353,11 +395,14 @@ def scan_files(
         unique.setdefault(os.path.normcase(source.path), source)
     progress = _Progress(len(unique))
     try:
-        result = _scan_all(list(unique.values()), thorough, jobs, progress)
+        result = _scan_all(list(unique.values()), _Work(thorough), jobs, progress)
     finally:
         progress.close()
+    findings = result.findings
+    if any(f.kind == "helper_workaround" for f in findings):
+        findings = _with_callers(findings, list(unique.values()), jobs)
     findings = sorted(
-        result.findings,
+        findings,
         key=lambda f: (
             f.distribution is None,
             f.distribution or "",
@@ -368,6 +413,36 @@ def scan_files(
     )
     skipped = sorted(result.skipped)
     return ScanResult(_python_description(), len(unique), result.parsed, skipped, findings)
+
+
+def _with_callers(
+    findings: list[Finding], files: list[SourceFile], jobs: int | None
+) -> list[Finding]:
+    """*findings* with a ``helper_call`` finding per call of an installing helper.
+
+    Only scans that found such a helper pay for this second pass, over the
+    files that can import one (shared between processes only with ``jobs``).
+    """
+    from ._callers import helpers, may_import
+
+    found = helpers(findings)
+    files = [f for f in files if any(may_import(f, helper) for helper in found)]
+    if not found or not files:
+        return findings
+    # A byte search in each file and a few parses: less than forking costs,
+    # unless asked for.
+    result = _scan_all(files, _Work(helpers=tuple(found)), jobs or 1, _Progress(0))
+    updated = [
+        f._replace(related=f.related + tuple(sorted(result.callers[f], key=_place)))
+        if f in result.callers
+        else f
+        for f in findings
+    ]
+    return updated + result.findings
+
+
+def _place(related: Related) -> tuple[str, int]:
+    return related.path, related.line
 
 
 def scan(

@@ -1,0 +1,148 @@
+"""What ``pep726hook scan`` tells a reader about a workaround: its read cost and its PEP 726 form.
+
+Only text is made here, from facts the analysis gathered about the class a
+workaround installs (:class:`ClassFacts`).  The interpreter ranges in the read
+costs are those of CPython's attribute-read specialisation (PEP 659):
+
+* CPython 3.11-3.13 specialise a module attribute read only for an exact
+  ``types.ModuleType``; an instance of a subclass takes the generic path;
+* CPython 3.11-3.14 do not specialise reads of a module whose namespace holds
+  ``__getattr__`` (PEP 562), whatever its class;
+* a class with ``__getattribute__`` runs Python code for every read, on every
+  interpreter.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+SUBCLASS_READS = "CPython 3.11-3.13"
+NAMESPACE_GETATTR_READS = "CPython 3.11-3.14"
+
+_README = 'README, "For library authors"'
+
+
+class ClassFacts(NamedTuple):
+    """What a workaround class (with its local bases) defines."""
+
+    name: str
+    #: ``__setattr__``, ``__delattr__``, ``setter property X``, ``deleter property X``.
+    overrides: tuple[str, ...]
+    #: Properties that have a getter.
+    getters: tuple[str, ...]
+    getattribute: bool
+    getattr: bool
+    dict_property: bool
+    #: A base is ``ModuleType``, ``type(sys)`` or such a class of the same module.
+    module_type: bool
+    #: The class, or the helper that installs it, is about deprecations.
+    deprecation: bool
+
+    @property
+    def intercepts_stores(self) -> bool:
+        return bool(self.overrides)
+
+
+def getattr_read_cost() -> str:
+    """The read cost of a module-level PEP 562 ``__getattr__``."""
+    return (
+        "reads of this module are not specialised while its namespace holds __getattr__,"
+        f" on {NAMESPACE_GETATTR_READS}"
+    )
+
+
+def read_cost(facts: ClassFacts) -> str:
+    """What reads of a module cost while *facts*' class (or object) stands in for it."""
+    if facts.getattribute:
+        return (
+            f"every read of this module goes through Python code ({facts.name}.__getattribute__),"
+            " on every interpreter"
+        )
+    if facts.dict_property or not facts.module_type:
+        cost = (
+            f"the module is replaced by a {facts.name} object, not a module: its reads are"
+            " ordinary object attribute reads, never the specialised module read"
+        )
+        if facts.getattr:
+            cost += (
+                f", and names it does not hold go through Python code ({facts.name}.__getattr__),"
+                " on every interpreter"
+            )
+        return cost
+    cost = f"reads take the subclass path, not the specialised module read, on {SUBCLASS_READS}"
+    if facts.getattr:
+        cost += (
+            f"; names missing from the namespace go through Python code ({facts.name}.__getattr__)"
+        )
+    return cost
+
+
+def _hooks(facts: ClassFacts) -> list[str]:
+    hooks = []
+    if facts.getattribute and not facts.overrides:
+        # A wrapper that only intercepts reads still catches stores: they land on it,
+        # not in the module.
+        hooks.append('"def __setattr__(name, value): ..."')
+    if any(o == "__setattr__" or o.startswith("setter ") for o in facts.overrides):
+        hooks.append('"def __setattr__(name, value): ..."')
+    if any(o == "__delattr__" or o.startswith("deleter ") for o in facts.overrides):
+        hooks.append('"def __delattr__(name): ..."')
+    return hooks
+
+
+def suggestion(facts: ClassFacts, helper: str | None = None) -> str:
+    """The PEP 726 form of the workaround that installs *facts*' class.
+
+    *helper* is the function that installs it on a module it is given, when
+    that is how it is installed.
+    """
+    if facts.dict_property:
+        return (
+            f"none needed for pep726hook: PEP 726 hooks run for module objects only, and a"
+            f" {facts.name} keeps its namespace in the dictionary its __dict__ property returns;"
+            " to bring the namespace under hooks, give it to a real module"
+            " (module = types.ModuleType(name); module.__dict__.update(namespace)) and opt that"
+            " module in with pep726hook.enable(module)"
+        )
+    hooks = " and ".join(_hooks(facts) or ['"def __setattr__(name, value): ..."'])
+    if helper:
+        start = (
+            f"have {helper} put the hooks {hooks} into the namespace of the module it is given"
+            " (PEP 726 looks them up in the module's __dict__ at every store) and opt that module"
+            " in with pep726hook.enable(module)"
+        )
+    else:
+        start = f"define module-level {hooks} and opt in with pep726hook.enable(__name__)"
+    fallback = (
+        f"keeping class {facts.name} only as the fallback where pep726hook cannot be imported"
+        f" ({_README})"
+    )
+    if facts.deprecation:
+        reads = (
+            "; for the deprecated names, take them out of the namespace and warn from a PEP 562"
+            ' "def __getattr__(name): ..." for reads, and from the hooks for stores and deletes'
+            f" (reads of the module are then not specialised, on {NAMESPACE_GETATTR_READS},"
+            f" because its namespace holds __getattr__: {read_cost(facts)} today)"
+        )
+    elif facts.getattribute or facts.getattr:
+        reads = (
+            '; the reads it computes become a PEP 562 "def __getattr__(name): ..." that only names'
+            " missing from the namespace reach (the module's reads are then not specialised, on"
+            f" {NAMESPACE_GETATTR_READS}: {read_cost(facts)} today)"
+        )
+    elif facts.getters:
+        names = ", ".join(facts.getters)
+        reads = (
+            f"; for the getter properties ({names}), store their values in the module namespace"
+            ' and update them from the hook, or add a PEP 562 "def __getattr__(name): ..."'
+            f" (which stops reads of the module being specialised, on {NAMESPACE_GETATTR_READS})"
+        )
+    else:
+        # Setter-only properties and plain overrides: nothing to do for reads,
+        # and a namespace __getattr__ would only make every read slower.
+        reads = (
+            "; no PEP 562 __getattr__ is needed (it has no getter to replace, and one would stop"
+            f" reads of the module being specialised on {NAMESPACE_GETATTR_READS}): with the hooks,"
+            " reads are plain module reads"
+        )
+    return f"{start}, {fallback}{reads}"

@@ -1,0 +1,441 @@
+"""``pep726hook scan``: every shape in which code intercepts a module's stores.
+
+Each shape is a small fixture distribution written for these tests (never
+imported), and each test checks the finding's kind, the lines of the class,
+of the install and of the callers, its confidence, its read-cost note and its
+suggestion text.
+"""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from pathlib import Path
+from typing import Any, Dict
+
+import pytest
+
+from pep726hook import _scan
+from pep726hook._scan import _report
+
+Files = Dict[str, str]
+
+# A helper that replaces the module named by its argument with a wrapper that
+# warns on reads of deprecated names and forwards stores and deletes.
+DEPRECATE = """\
+    import sys
+    import warnings
+
+
+    class _ModuleWithDeprecations:
+        def __init__(self, module, names):
+            self.__dict__["_module"] = module
+            self.__dict__["_names"] = names
+
+        def __getattr__(self, name):
+            if name in self._names:
+                warnings.warn(name + " is deprecated", DeprecationWarning, stacklevel=2)
+            return getattr(self._module, name)
+
+        def __setattr__(self, name, value):
+            setattr(self._module, name, value)
+
+        def __delattr__(self, name):
+            delattr(self._module, name)
+
+
+    def deprecated(value, module_name, names):
+        module = sys.modules[module_name]
+        sys.modules[module_name] = _ModuleWithDeprecations(module, names)  # install
+        return value
+"""
+
+# A helper that imports a package by name and swaps its class.
+ATTACH = """\
+    import importlib
+    import types
+
+
+    class _Guard(types.ModuleType):
+        def __setattr__(self, name, value):
+            if name.isupper():
+                raise AttributeError(name + " is a constant")
+            super().__setattr__(name, value)
+
+
+    def attach(package_name):
+        pkg = importlib.import_module(package_name)
+        pkg.__class__ = _Guard  # install
+"""
+
+# A wrapper that is no ModuleType subclass, installed through a name.
+PROXY = """\
+    import sys
+
+
+    class _ModuleProxy:
+        def __init__(self, module):
+            object.__setattr__(self, "_module", module)
+
+        def __getattribute__(self, name):
+            return getattr(object.__getattribute__(self, "_module"), name)
+
+        def __setattr__(self, name, value):
+            setattr(object.__getattribute__(self, "_module"), name, value)
+
+
+    module = _ModuleProxy(sys.modules[__name__])
+    sys.modules[__name__] = module  # install
+"""
+
+# The module to guard is the caller's, found through its frame.
+FRAMED = """\
+    import sys
+
+
+    class _ReadOnly(type(sys)):
+        def __delattr__(self, name):
+            raise AttributeError(name)
+
+
+    def protect():
+        name = sys._getframe(1).f_globals["__name__"]
+        sys.modules[name].__class__ = _ReadOnly  # install
+"""
+
+# A stand-in for __main__ whose namespace is the dictionary it was given.
+MAINLIKE = """\
+    import sys
+
+
+    class UserModule:
+        def __init__(self, namespace):
+            object.__setattr__(self, "_namespace", namespace)
+
+        @property
+        def __dict__(self):
+            return self._namespace
+
+
+    def run_as_main(namespace):
+        main = UserModule(namespace)
+        sys.modules["__main__"] = main  # install
+        return main
+"""
+
+# A class with a setter-only property: stores are guarded, reads are plain.
+SETTER_ONLY = """\
+    import sys
+    import types
+
+
+    def _set_precision(module, value):
+        raise AttributeError("set the context's precision instead")
+
+
+    class _Context(types.ModuleType):
+        precision = property(fset=_set_precision)
+
+
+    sys.modules[__name__].__class__ = _Context  # install
+"""
+
+
+def make_dist(site: Path, name: str, files: Files, requires: str = "") -> None:
+    """Install *files* into *site* as distribution *name* (METADATA and RECORD by hand)."""
+    info = site / f"{name}-1.0.dist-info"
+    info.mkdir(parents=True)
+    headers = f"Metadata-Version: 2.1\nName: {name}\nVersion: 1.0\n"
+    if requires:
+        headers += f"Requires-Dist: {requires}\n"
+    (info / "METADATA").write_text(headers + "\nA description.\nRequires-Dist: not-a-header\n")
+    record = [f"{info.name}/METADATA,,", f"{info.name}/RECORD,,"]
+    for relative, content in files.items():
+        path = site / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(content), encoding="utf-8")
+        record.append(f"{relative},,")
+    (info / "RECORD").write_text("\n".join(record) + "\n")
+
+
+def line_of(source: str, text: str) -> int:
+    """The 1-based line of *source* (dedented) that holds *text*, which must be unique."""
+    (line,) = [n for n, row in enumerate(textwrap.dedent(source).splitlines(), 1) if text in row]
+    return line
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("shapes") / "site"
+    make_dist(
+        root,
+        "guardlib",
+        {
+            "guardlib/__init__.py": """\
+                from guardlib import _deprecate
+
+                RED = 1
+                _deprecate.deprecated(None, __name__, {"RED"})
+            """,
+            "guardlib/_deprecate.py": DEPRECATE,
+            "guardlib/colors.py": """\
+                from ._deprecate import deprecated
+
+                BLUE = deprecated(2, __name__, {"BLUE"})
+            """,
+            "guardlib/unrelated.py": """\
+                def deprecated(value):
+                    return value
+
+                deprecated(3)
+            """,
+            "guardattach/__init__.py": "",
+            "guardattach/core.py": ATTACH,
+        },
+    )
+    make_dist(
+        root,
+        "uses-guard",
+        {
+            "usesguard/__init__.py": """\
+                import guardattach.core as core
+
+                core.attach(__name__)
+            """,
+            "usesguard/other.py": """\
+                from guardattach.core import attach as protect
+
+                def later():
+                    protect(__name__)
+            """,
+        },
+        requires="GuardLib[extra] >= 1.0 ; python_version >= '3.8'",
+    )
+    # The same calls in a distribution that does not declare the requirement:
+    # it cannot import the helper where the metadata is right, and is not read.
+    make_dist(
+        root,
+        "undeclared",
+        {"undeclared.py": "import guardattach.core\n\nguardattach.core.attach(__name__)\n"},
+    )
+    make_dist(
+        root,
+        "shapes",
+        {
+            "shapes/__init__.py": "",
+            "shapes/proxied.py": PROXY,
+            "shapes/framed.py": FRAMED,
+            "shapes/consts.py": """\
+                from shapes.framed import protect
+
+                protect()
+            """,
+            "shapes/mainlike.py": MAINLIKE,
+            "shapes/setter_only.py": SETTER_ONLY,
+        },
+    )
+    return root
+
+
+@pytest.fixture(scope="module")
+def document(site: Path) -> dict[str, Any]:
+    return _report.to_json(_scan.scan(site=[str(site)]))
+
+
+def findings(document: dict[str, Any], module: str, kind: str) -> list[dict[str, Any]]:
+    return [f for f in document["findings"] if f["module"] == module and f["kind"] == kind]
+
+
+def related(finding: dict[str, Any], role: str) -> list[tuple[str, int]]:
+    return [(r["module"], r["line"]) for r in finding["related"] if r["role"] == role]
+
+
+def test_helper_replacing_a_named_module_with_a_wrapper(document: dict[str, Any]) -> None:
+    (finding,) = findings(document, "guardlib._deprecate", "helper_workaround")
+    assert finding["line"] == finding["class_line"] == line_of(DEPRECATE, "class _Module")
+    assert finding["install_line"] == line_of(DEPRECATE, "# install")
+    assert finding["confidence"] == "medium"
+    assert "on a module passed to deprecated" in finding["detail"]
+    assert related(finding, "helper") == [("guardlib._deprecate", line_of(DEPRECATE, "def dep"))]
+    assert finding["related"][0]["name"] == "guardlib._deprecate.deprecated"
+    # Both callers of the same distribution, through a relative and an absolute
+    # import; not the unrelated function of the same name.
+    assert related(finding, "caller") == [("guardlib", 4), ("guardlib.colors", 3)]
+    assert finding["read_cost"].startswith(
+        "the module is replaced by a _ModuleWithDeprecations object, not a module"
+    )
+    assert "(_ModuleWithDeprecations.__getattr__), on every interpreter" in finding["read_cost"]
+    suggestion = finding["suggestion"]
+    assert suggestion.startswith(
+        'have deprecated put the hooks "def __setattr__(name, value): ..." and'
+        ' "def __delattr__(name): ..." into the namespace of the module it is given'
+    )
+    assert "pep726hook.enable(module)" in suggestion
+    assert "keeping class _ModuleWithDeprecations only as the fallback" in suggestion
+    # A deprecation: PEP 562 for reads, with what that costs.
+    assert "for the deprecated names, take them out of the namespace and warn from a PEP 562" in (
+        suggestion
+    )
+    assert "not specialised, on CPython 3.11-3.14" in suggestion
+    assert "pep726hook.deprecated" not in suggestion  # no such API yet
+
+
+def test_calls_of_a_helper_in_the_same_distribution(document: dict[str, Any]) -> None:
+    (call,) = findings(document, "guardlib.colors", "helper_call")
+    assert (call["line"], call["confidence"], call["distribution"]) == (3, "medium", "guardlib")
+    assert call["class_line"] is None and call["install_line"] is None
+    helper = [r for r in call["related"] if r["role"] != "helper"]
+    assert [(r["role"], r["line"]) for r in helper] == [
+        ("class", line_of(DEPRECATE, "class _Module")),
+        ("install", line_of(DEPRECATE, "# install")),
+    ]
+    assert "calls guardlib._deprecate.deprecated (" in call["detail"]
+    assert call["suggestion"].startswith(
+        "nothing to change in this call once guardlib._deprecate.deprecated installs PEP 726 hooks"
+    )
+    assert call["read_cost"].startswith("the module is replaced by a _ModuleWithDeprecations")
+    assert findings(document, "guardlib", "helper_call")[0]["line"] == 4
+    assert not findings(document, "guardlib.unrelated", "helper_call")
+
+
+def test_helper_swapping_the_class_of_an_imported_package(document: dict[str, Any]) -> None:
+    (finding,) = findings(document, "guardattach.core", "helper_workaround")
+    assert finding["distribution"] == "guardlib"
+    assert finding["class_line"] == line_of(ATTACH, "class _Guard")
+    assert finding["install_line"] == line_of(ATTACH, "# install")
+    assert "installed on a module passed to attach by __class__ assignment" in finding["detail"]
+    assert finding["read_cost"] == (
+        "reads take the subclass path, not the specialised module read, on CPython 3.11-3.13"
+    )
+    # Callers in another distribution, by imported name (module alias, renamed function).
+    assert related(finding, "caller") == [("usesguard", 3), ("usesguard.other", 4)]
+    suggestion = finding["suggestion"]
+    assert suggestion.startswith('have attach put the hooks "def __setattr__(name, value): ..."')
+    assert "no PEP 562 __getattr__ is needed" in suggestion
+
+
+def test_calls_across_distributions_are_low_confidence(document: dict[str, Any]) -> None:
+    calls = [f for f in document["findings"] if f["kind"] == "helper_call"]
+    across = [
+        (f["module"], f["line"], f["confidence"])
+        for f in calls
+        if f["distribution"] == "uses-guard"
+    ]
+    assert across == [("usesguard", 3, "low"), ("usesguard.other", 4, "low")]
+    assert not [f for f in calls if f["distribution"] == "undeclared"]
+    assert all(
+        "of distribution guardlib" in f["detail"]
+        for f in calls
+        if f["distribution"] == "uses-guard"
+    )
+
+
+def test_wrapper_object_through_an_intermediate_name(document: dict[str, Any]) -> None:
+    (finding,) = findings(document, "shapes.proxied", "wrapper_workaround")
+    assert finding["class_line"] == line_of(PROXY, "class _ModuleProxy")
+    assert finding["install_line"] == line_of(PROXY, "# install")
+    binding = line_of(PROXY, "module = _ModuleProxy")
+    assert (
+        f"sys.modules replacement through the name module (bound at line {binding})"
+        in (finding["detail"])
+    )
+    assert "overrides __setattr__, __getattribute__" in finding["detail"]
+    assert finding["confidence"] == "high"
+    assert finding["read_cost"] == (
+        "every read of this module goes through Python code (_ModuleProxy.__getattribute__),"
+        " on every interpreter"
+    )
+    suggestion = finding["suggestion"]
+    assert suggestion.startswith('define module-level "def __setattr__(name, value): ..."')
+    assert 'the reads it computes become a PEP 562 "def __getattr__(name): ..."' in suggestion
+    assert "every read of this module goes through Python code" in suggestion  # the cost today
+
+
+def test_helper_taking_the_module_from_the_callers_frame(document: dict[str, Any]) -> None:
+    (finding,) = findings(document, "shapes.framed", "helper_workaround")
+    assert finding["class_line"] == line_of(FRAMED, "class _ReadOnly")
+    assert finding["install_line"] == line_of(FRAMED, "# install")
+    assert "on the module of the caller of protect (from its frame)" in finding["detail"]
+    assert related(finding, "caller") == [("shapes.consts", 3)]
+    assert '"def __delattr__(name): ..."' in finding["suggestion"]
+    assert "__setattr__" not in finding["suggestion"]
+
+
+def test_main_like_object_with_a_dict_property(document: dict[str, Any]) -> None:
+    (finding,) = findings(document, "shapes.mainlike", "dict_property_module")
+    assert finding["class_line"] == line_of(MAINLIKE, "class UserModule")
+    assert finding["install_line"] == line_of(MAINLIKE, "# install")
+    assert "installed as __main__" in finding["detail"]
+    assert "__dict__ property" in finding["detail"]
+    assert finding["confidence"] == "medium"
+    assert finding["read_cost"].startswith("the module is replaced by a UserModule object")
+    assert finding["suggestion"].startswith("none needed for pep726hook: PEP 726 hooks run for")
+    assert "module.__dict__.update(namespace)" in finding["suggestion"]
+
+
+def test_setter_only_property_needs_no_pep562_getattr(document: dict[str, Any]) -> None:
+    (finding,) = findings(document, "shapes.setter_only", "class_workaround")
+    assert finding["class_line"] == line_of(SETTER_ONLY, "class _Context")
+    assert "setter property precision" in finding["detail"]
+    suggestion = finding["suggestion"]
+    assert suggestion.startswith(
+        'define module-level "def __setattr__(name, value): ..." and opt in with'
+        " pep726hook.enable(__name__)"
+    )
+    assert "def __getattr__(name)" not in suggestion
+    assert "no PEP 562 __getattr__ is needed" in suggestion
+    assert "__delattr__" not in suggestion
+
+
+def test_namespace_getattr_states_its_read_cost(tmp_path: Path) -> None:
+    (tmp_path / "lazy.py").write_text("def __getattr__(name):\n    raise AttributeError(name)\n")
+    (finding,) = _scan.scan(paths=[str(tmp_path)]).findings
+    assert finding.kind == "module_getattr"
+    assert finding.read_cost == (
+        "reads of this module are not specialised while its namespace holds __getattr__,"
+        " on CPython 3.11-3.14"
+    )
+
+
+@pytest.mark.parametrize(
+    "kind", ["helper_workaround", "helper_call", "wrapper_workaround", "dict_property_module"]
+)
+def test_fail_on_accepts_the_new_kinds(
+    site: Path, kind: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert _scan.main(["--site", str(site), "--fail-on", kind]) == 1
+    assert _scan.main(["--path", str(tmp_path), "--fail-on", kind]) == 0
+    capsys.readouterr()
+
+
+def test_table_lists_callers_and_read_cost(site: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert _scan.main(["--site", str(site), "uses-guard", "guardlib"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    (row,) = [line for line in lines if "helper_workaround" in line and "core.py" in line]
+    following = lines[lines.index(row) + 1 : lines.index(row) + 7]
+    assert following[0] == "    confidence: medium"
+    assert following[1].startswith("    helper: ") and following[1].endswith("core.py:12")
+    assert following[2].endswith("usesguard/__init__.py:3")
+    assert following[3].endswith("usesguard/other.py:4")
+    assert following[4].startswith("    read cost: reads take the subclass path")
+    assert following[5].startswith("    suggestion: have attach put the hooks")
+
+
+def test_stdlib_lazy_module_is_reported(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    assert _scan.main(["--stdlib", "--site", str(tmp_path), "--json", "--jobs", "1"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    (finding,) = [
+        f
+        for f in document["findings"]
+        if f["module"] == "importlib.util" and "_LazyModule" in f["detail"]
+    ]
+    assert finding["kind"] == "helper_workaround"
+    assert "installed on a module passed to LazyLoader.exec_module" in finding["detail"]
+    assert "__delattr__" in finding["detail"]
+    assert finding["read_cost"] == (
+        "every read of this module goes through Python code (_LazyModule.__getattribute__),"
+        " on every interpreter"
+    )
+    assert finding["related"][0]["name"] == "importlib.util.LazyLoader.exec_module"
+    # A method is not followed to its callers.
+    assert [r["role"] for r in finding["related"]] == ["helper"]
