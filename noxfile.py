@@ -133,11 +133,15 @@ def docs(session: nox.Session) -> None:
 def packaging(session: nox.Session) -> None:
     """Workflows (schema, zizmor) and cibuildwheel's build list per platform."""
     session.install(*PACKAGING_DEPS)
+    _install_project(session)  # the tests' conftest imports it; one test reads its version
     legacy = f"{session.virtualenv.location}/legacy-cibuildwheel"
     session.run("python", "-m", "venv", legacy, silent=True)
-    session.run(f"{legacy}/bin/python", "-m", "pip", "install", "-q", LEGACY_CIBUILDWHEEL)
+    session.run(
+        f"{legacy}/bin/python", "-m", "pip", "install", "-q", LEGACY_CIBUILDWHEEL, external=True
+    )
     workflows = sorted(str(path) for path in Path(".github/workflows").glob("*.yml"))
     session.run("check-jsonschema", "--builtin-schema", "vendor.github-workflows", *workflows)
+    session.run("check-jsonschema", "--builtin-schema", "vendor.readthedocs", ".readthedocs.yaml")
     session.run("zizmor", "--offline", ".github/workflows")
     session.run(
         "python",
@@ -149,7 +153,8 @@ def packaging(session: nox.Session) -> None:
     )
 
 
-@nox.session(python=[*CPYTHONS, *FREE_THREADED], venv_backend="venv")
+# Only the interpreter's headers are needed: no pip in the environment.
+@nox.session(python=[*CPYTHONS, *FREE_THREADED], venv_backend="venv", venv_params=["--without-pip"])
 def check_c(session: nox.Session) -> None:
     """Every C file under src/ with gcc and clang at -Wall -Wextra -Werror (tools/check-c.sh)."""
     session.run("bash", "tools/check-c.sh", "python", external=True)

@@ -79,6 +79,15 @@ def test_legacy_cibuildwheel_builds_what_the_current_one_dropped(platform: str) 
     assert identifiers == _expected(LEGACY, platform)
 
 
+def test_the_installed_version_is_the_one_in_the_source() -> None:
+    # pyproject.toml reads __version__ from src/pep726hook/__init__.py: one source.
+    from importlib import metadata
+
+    import pep726hook
+
+    assert metadata.version("pep726hook") == pep726hook.__version__
+
+
 def test_the_legacy_jobs_select_what_the_test_checks() -> None:
     workflow = (ROOT / ".github" / "workflows" / "wheels.yml").read_text(encoding="utf-8")
     assert f'CIBW_BUILD="{LEGACY_ENVIRONMENT["CIBW_BUILD"]}"' in workflow
