@@ -3,7 +3,8 @@
 # the headers of each Python given (default: python3), so that a warning any of them emits,
 # on any supported CPython, fails.  _memfind.c is compiled a second time with its portable
 # search (no memmem(), as on Windows) forced.  Also checked: no variable-length arrays
-# (-Wvla) and, with clang, no GNU statement expressions, which MSVC cannot compile.
+# (-Wvla) and, with clang in strict C11 mode, no GNU extension at all (-Wgnu: statement
+# expressions, zero-length arrays, case ranges, ...), which MSVC cannot compile.
 #
 #     bash tools/check-c.sh [PYTHON ...]        # noxfile.py's check_c session, per interpreter
 #
@@ -25,12 +26,16 @@ mapfile -t sources < <(find src -name '*.c' | sort)
 [ "$#" -gt 0 ] || set -- python3
 
 COMMON=(-c -o /dev/null -fPIC -Wall -Wextra -Werror -Wvla)
-declare -A EXTRA=([gcc]="" [clang]="-Wgnu-statement-expression")
+declare -A EXTRA=([gcc]="" [clang]="-std=c11 -Wgnu")
 failed=0 checked=0
 for python in "$@"; do
-    read -r version include platinclude < <("$python" -c 'import sys, sysconfig
+    info="$("$python" -c 'import sys, sysconfig
 paths = sysconfig.get_paths()
-print("%d.%d%s" % (sys.version_info[0], sys.version_info[1], "t" if sysconfig.get_config_var("Py_GIL_DISABLED") else ""), paths["include"], paths["platinclude"])')
+free_threaded = "t" if sysconfig.get_config_var("Py_GIL_DISABLED") else ""
+print("%d.%d%s" % (sys.version_info[:2] + (free_threaded,)), paths["include"], paths["platinclude"])')" \
+        || { echo "check-c: cannot run $python" >&2; exit 1; }
+    read -r version include platinclude <<<"$info"
+    [ -f "$include/Python.h" ] || { echo "check-c: no Python.h in $include ($python)" >&2; exit 1; }
     for source in "${sources[@]}"; do
         variants=("")
         case "$source" in */_memfind.c) variants+=("-DPEP726HOOK_MEMFIND_PORTABLE") ;; esac
