@@ -1,4 +1,4 @@
-"""Test, lint and transparency sessions; ``tools/run-tests.sh`` is the entry point.
+"""Test, lint, docs, packaging, C and transparency sessions; ``tools/run-tests.sh`` is the entry point.
 
 Interpreters are found on PATH as ``python3.X``, ``python3.13t`` and ``pypy3.X``.
 On the Debian 12 host that is pyenv's CPython 3.8-3.13 (``tools/run-tests.sh``
