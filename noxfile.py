@@ -1,4 +1,4 @@
-"""Test, lint and transparency sessions; ``tools/run-tests.sh`` is the entry point.
+"""Test, lint, docs, packaging, C and transparency sessions; ``tools/run-tests.sh`` is the entry point.
 
 Interpreters are found on PATH as ``python3.X``, ``python3.13t`` and ``pypy3.X``.
 On the Debian 12 host that is pyenv's CPython 3.8-3.13 (``tools/run-tests.sh``
@@ -11,6 +11,8 @@ extensions are built the way users get them), only the dependencies are kept.
 """
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import nox
 import nox.command
@@ -27,7 +29,7 @@ HOST_PYTHONS = [*HOST_CPYTHONS, "pypy3.9"]
 CHROOT_PYTHONS = [*CHROOT_CPYTHONS, "pypy3.11", *FREE_THREADED]
 CPYTHONS = HOST_CPYTHONS + CHROOT_CPYTHONS
 PYTHONS = HOST_PYTHONS + CHROOT_PYTHONS
-nox.options.sessions = ["lint", "tests", "cpython_import_tests"]
+nox.options.sessions = ["lint", "docs", "packaging", "check_c", "tests", "cpython_import_tests"]
 
 TEST_DEPS = ["pytest>=7", "pytest-xdist>=3", "build"]
 # Building and testing the sdist (tests/test_sdist.py) takes a minute; the
@@ -40,6 +42,12 @@ HYPOTHESIS = {"pypy3.11": "hypothesis>=6,<=6.155.7", "3.13t": "hypothesis>=6,<=6
 # is there for mypy (the package's pytest plugin imports it).
 LINT_DEPS = ["ruff==0.17.6", "mypy==2.4.1", "pytest>=7"]
 LINT_PYTHON = "3.12"
+# The packaging checks: the GitHub workflows against GitHub's schema and zizmor's
+# audits (offline), and the wheels cibuildwheel would build (tests/test_packaging.py).
+# cibuildwheel 3.4, the last series with CPython 3.8 and 3.13t, makes those wheels
+# in .github/workflows/wheels.yml's legacy jobs; it gets its own environment.
+PACKAGING_DEPS = ["pytest>=7", "check-jsonschema==0.39.0", "zizmor==1.33.1", "cibuildwheel==4.3.5"]
+LEGACY_CIBUILDWHEEL = "cibuildwheel==3.4.1"
 
 
 def _install_project(session: nox.Session) -> None:
@@ -92,3 +100,61 @@ def cpython_import_tests(session: nox.Session) -> None:
     """
     _install_project(session)
     session.run("python", "tools/cpython_import_tests.py", *session.posargs)
+
+
+@nox.session(python=LINT_PYTHON, venv_backend="venv")
+def docs(session: nox.Session) -> None:
+    """The documentation site (docs/conf.py): warnings are errors, internal links checked.
+
+    Arguments after ``--`` go to sphinx-build (the output directory is
+    ``build/docs``).
+    """
+    session.install(*nox.project.dependency_groups(nox.project.load_toml("pyproject.toml"), "docs"))
+    # The API reference is read from the installed package's docstrings.
+    _install_project(session)
+    # -W: any warning fails the build; -n: every cross-reference must resolve;
+    # -E: no cached environment, so a stale page cannot hide a broken link.
+    session.run(
+        "sphinx-build",
+        "-W",
+        "--keep-going",
+        "-n",
+        "-E",
+        "-q",
+        "-b",
+        "html",
+        "docs",
+        "build/docs",
+        *session.posargs,
+    )
+
+
+@nox.session(python=LINT_PYTHON, venv_backend="venv")
+def packaging(session: nox.Session) -> None:
+    """Workflows (schema, zizmor) and cibuildwheel's build list per platform."""
+    session.install(*PACKAGING_DEPS)
+    _install_project(session)  # the tests' conftest imports it; one test reads its version
+    legacy = f"{session.virtualenv.location}/legacy-cibuildwheel"
+    session.run("python", "-m", "venv", legacy, silent=True)
+    session.run(
+        f"{legacy}/bin/python", "-m", "pip", "install", "-q", LEGACY_CIBUILDWHEEL, external=True
+    )
+    workflows = sorted(str(path) for path in Path(".github/workflows").glob("*.yml"))
+    session.run("check-jsonschema", "--builtin-schema", "vendor.github-workflows", *workflows)
+    session.run("check-jsonschema", "--builtin-schema", "vendor.readthedocs", ".readthedocs.yaml")
+    session.run("zizmor", "--offline", ".github/workflows")
+    session.run(
+        "python",
+        "-m",
+        "pytest",
+        "tests/test_packaging.py",
+        *session.posargs,
+        env={"PEP726HOOK_TEST_LEGACY_CIBUILDWHEEL": f"{legacy}/bin/cibuildwheel"},
+    )
+
+
+# Only the interpreter's headers are needed: no pip in the environment.
+@nox.session(python=[*CPYTHONS, *FREE_THREADED], venv_backend="venv", venv_params=["--without-pip"])
+def check_c(session: nox.Session) -> None:
+    """Every C file under src/ with gcc and clang at -Wall -Wextra -Werror (tools/check-c.sh)."""
+    session.run("bash", "tools/check-c.sh", "python", external=True)

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Builds what a release uploads into dist/: the sdist, then one wheel per CPython interpreter
 # found, each built from the unpacked sdist (so the sdist is proven to build), made manylinux
-# by auditwheel, and all checked by `twine check --strict`.
+# by auditwheel, and all checked by `twine check --strict`.  These are local Linux wheels for
+# this machine's architecture; a release's wheels for every platform come from cibuildwheel
+# ([tool.cibuildwheel] in pyproject.toml, .github/workflows/wheels.yml and release.yml).
 #
 #     bash tools/build-wheels.sh                  # every interpreter found (below)
 #     bash tools/build-wheels.sh 3.12 3.15 3.13t  # only these

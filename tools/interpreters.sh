@@ -19,12 +19,12 @@ ROOT="$CACHE/sid"
 REPO="$(cd "$(dirname "$0")/.." && pwd)"
 FT_PREFIX=/opt/python3.13t
 # Bump when the package list or the build below changes, so cached chroots are brought up to date.
-CHROOT_RECIPE=3
+CHROOT_RECIPE=4
 CHROOT_PACKAGES=(
     python3.14 python3.14-dev python3.14-venv libpython3.14-testsuite
     python3.15 python3.15-dev python3.15-venv libpython3.15-testsuite
     pypy3 pypy3-venv python3-venv python3-pip
-    gcc libc6-dev make git ca-certificates valgrind dpkg-dev xz-utils
+    gcc clang libc6-dev make git ca-certificates valgrind dpkg-dev xz-utils
 )
 
 say() { printf '=== interpreters: %s\n' "$*" >&2; }

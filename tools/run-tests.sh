@@ -6,9 +6,11 @@
 #     bash tools/run-tests.sh -s tests-3.15 tests-3.13t        # chroot sessions run in the chroot
 #
 # Everything runs on two sides at once, one core each:
-#   host    lint, tests on CPython 3.8-3.13 (pyenv) and PyPy 3.9 (Debian), CPython's import suites
-#   chroot  tests on CPython 3.14, 3.15, PyPy 3.11 and free-threaded 3.13t, import suites on
-#           3.14 and 3.15 (a Debian sid chroot that tools/interpreters.sh sets up and caches)
+#   host    lint, docs, packaging, tests on CPython 3.8-3.13 (pyenv) and PyPy 3.9 (Debian),
+#           CPython's import suites, the C warnings check (gcc and clang) on 3.8-3.13
+#   chroot  tests on CPython 3.14, 3.15, PyPy 3.11 and free-threaded 3.13t, import suites and
+#           the C warnings check on 3.14, 3.15 and 3.13t (a Debian sid chroot that
+#           tools/interpreters.sh sets up and caches)
 # Installs what is missing (tools/interpreters.sh; nox with pip), then prints a summary.  Exits
 # non-zero if any session failed (pytest's "no tests ran", exit 5, included).
 set -euo pipefail
@@ -48,10 +50,13 @@ if ! "$NOX_PYTHON" -m nox --version >/dev/null 2>&1; then
 fi
 
 # Sessions by side, as noxfile.py names them.
-HOST_SESSIONS=(lint tests-3.8 tests-3.9 tests-3.10 tests-3.11 tests-3.12 tests-3.13 tests-pypy3.9
+HOST_SESSIONS=(lint docs packaging
+               check_c-3.8 check_c-3.9 check_c-3.10 check_c-3.11 check_c-3.12 check_c-3.13
+               tests-3.8 tests-3.9 tests-3.10 tests-3.11 tests-3.12 tests-3.13 tests-pypy3.9
                cpython_import_tests-3.8 cpython_import_tests-3.9 cpython_import_tests-3.10
                cpython_import_tests-3.11 cpython_import_tests-3.12 cpython_import_tests-3.13)
-CHROOT_SESSIONS=(tests-3.14 tests-3.15 tests-pypy3.11 tests-3.13t
+CHROOT_SESSIONS=(check_c-3.14 check_c-3.15 check_c-3.13t
+                 tests-3.14 tests-3.15 tests-pypy3.11 tests-3.13t
                  cpython_import_tests-3.14 cpython_import_tests-3.15)
 is_chroot_session() {
     case "$1" in *-3.14|*-3.15|*-pypy3.11|*-3.13t) return 0 ;; *) return 1 ;; esac
@@ -110,7 +115,7 @@ chroot_pid=$!
 say "host side: ${HOST_SESSIONS[*]}"
 start=$SECONDS status=0
 host_nox -s "${HOST_SESSIONS[@]}" || status=$?
-record "host: lint, 3.8-3.13, pypy3.9, import suites" "$status" "$((SECONDS - start))"
+record "host: lint, docs, packaging, C, 3.8-3.13, pypy3.9, import suites" "$status" "$((SECONDS - start))"
 
 wait "$chroot_pid" || true
 say "chroot interpreter set-up log"
@@ -121,7 +126,7 @@ read -r status took <"$logs/setup.status"
 record "chroot: interpreter set-up" "$status" "$took"
 if [ -f "$logs/chroot.status" ]; then
     read -r status took <"$logs/chroot.status"
-    record "chroot: 3.14, 3.15, pypy3.11, 3.13t, import suites" "$status" "$took"
+    record "chroot: C, 3.14, 3.15, pypy3.11, 3.13t, import suites" "$status" "$took"
 fi
 
 say "summary"

@@ -17,39 +17,53 @@
 #include <Python.h>
 #include <string.h>
 
+/* memmem() is not standard C: glibc, musl, Android's bionic, macOS and the BSDs
+ * have it (Python.h asks glibc and musl for it with _GNU_SOURCE); the Windows C
+ * library and others do not, and get the portable search below.  Defining
+ * PEP726HOOK_MEMFIND_PORTABLE forces the portable search anywhere, which is how
+ * the tests check it on a machine that has memmem(). */
+#if !defined(PEP726HOOK_MEMFIND_PORTABLE) && (defined(__linux__) || defined(__APPLE__) \
+    || defined(__FreeBSD__) || defined(__NetBSD__) || defined(__OpenBSD__) \
+    || defined(__DragonFly__))
+#  define MEMFIND_USE_MEMMEM 1
+#else
+#  define MEMFIND_USE_MEMMEM 0
+#endif
+
 /* Offset of the first occurrence of needle in haystack, or -1. */
 static Py_ssize_t
 search(const char *haystack, Py_ssize_t length, const char *needle, Py_ssize_t needle_length)
 {
+    const char *found;
     if (needle_length == 0) {
         return 0;
     }
     if (needle_length > length) {
         return -1;
     }
-#if defined(_WIN32)
-    /* The Windows C library has no memmem(): memchr() for the first byte. */
+#if MEMFIND_USE_MEMMEM
+    found = (const char *)memmem(haystack, (size_t)length, needle, (size_t)needle_length);
+#else
     {
+        /* memchr() for the first byte, memcmp() for the rest. */
         const char *position = haystack;
         const char *last = haystack + (length - needle_length);
+        found = NULL;
         while (position <= last) {
-            position = memchr(position, needle[0], (size_t)(last - position) + 1);
+            position = (const char *)memchr(position, (unsigned char)needle[0],
+                                            (size_t)(last - position) + 1);
             if (position == NULL) {
-                return -1;
+                break;
             }
             if (memcmp(position, needle, (size_t)needle_length) == 0) {
-                return position - haystack;
+                found = position;
+                break;
             }
             position++;
         }
-        return -1;
-    }
-#else
-    {
-        const char *found = memmem(haystack, (size_t)length, needle, (size_t)needle_length);
-        return found == NULL ? -1 : found - haystack;
     }
 #endif
+    return found == NULL ? -1 : found - haystack;
 }
 
 /* start/end the way bytes.find() reads them: None is the default, negative
@@ -90,7 +104,7 @@ PyDoc_STRVAR(find_doc,
 "Lowest index in haystack[start:end] where needle is found, or -1.\n"
 "\n"
 "The same as bytes.find() for any two C-contiguous buffers (bytes,\n"
-"bytearray, memoryview), searched with memmem().");
+"bytearray, memoryview), searched with memmem() where the C library has it.");
 
 static PyObject *
 find(PyObject *Py_UNUSED(module), PyObject *const *args, Py_ssize_t nargs)

@@ -1,0 +1,94 @@
+"""The wheels a release builds: cibuildwheel's build list per platform.
+
+``[tool.cibuildwheel]`` in pyproject.toml and .github/workflows/wheels.yml decide
+which wheels exist; a new cibuildwheel release or an edit of either must not
+silently add or drop one.  These tests need cibuildwheel (noxfile.py's packaging
+session installs it) and are skipped without it.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+# cibuildwheel 4: every CPython it builds, with and without the GIL.
+CURRENT = ["cp39", "cp310", "cp311", "cp312", "cp313", "cp314", "cp314t", "cp315", "cp315t"]
+# cibuildwheel 3.4 in the legacy jobs: what cibuildwheel 4 no longer builds.
+LEGACY = ["cp38", "cp313t"]
+LEGACY_ENVIRONMENT = {"CIBW_BUILD": "cp38-* cp313t-*", "CIBW_ENABLE": "cpython-freethreading"}
+PLATFORMS = {
+    "linux": [
+        f"{libc}_{arch}" for libc in ("manylinux", "musllinux") for arch in ("x86_64", "aarch64")
+    ],
+    "macos": ["macosx_x86_64", "macosx_arm64"],
+    "windows": ["win_amd64", "win_arm64"],
+}
+# python.org has never released CPython 3.8 for Windows on ARM64.
+NOT_RELEASED = {"cp38-win_arm64"}
+
+
+def _identifiers(cibuildwheel: str, platform: str, extra_env: dict[str, str]) -> set[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CIBW_")}
+    env.update(extra_env)
+    result = subprocess.run(
+        [cibuildwheel, "--print-build-identifiers", "--platform", platform],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return set(result.stdout.split())
+
+
+def _expected(pythons: list[str], platform: str) -> set[str]:
+    wheels = {f"{python}-{tag}" for python in pythons for tag in PLATFORMS[platform]}
+    return wheels - NOT_RELEASED
+
+
+def _current_cibuildwheel() -> str:
+    found = shutil.which("cibuildwheel", path=os.path.dirname(sys.executable)) or shutil.which(
+        "cibuildwheel"
+    )
+    if found is None:
+        pytest.skip("cibuildwheel is not installed (noxfile.py's packaging session has it)")
+    return found
+
+
+@pytest.mark.parametrize("platform", sorted(PLATFORMS))
+def test_cibuildwheel_builds_every_current_cpython_on_every_architecture(platform: str) -> None:
+    identifiers = _identifiers(_current_cibuildwheel(), platform, {})
+    assert identifiers == _expected(CURRENT, platform)
+
+
+@pytest.mark.parametrize("platform", sorted(PLATFORMS))
+def test_legacy_cibuildwheel_builds_what_the_current_one_dropped(platform: str) -> None:
+    legacy = os.environ.get("PEP726HOOK_TEST_LEGACY_CIBUILDWHEEL")
+    if not legacy:
+        pytest.skip(
+            "PEP726HOOK_TEST_LEGACY_CIBUILDWHEEL names no cibuildwheel 3.4 (the packaging session sets it)"
+        )
+    identifiers = _identifiers(legacy, platform, LEGACY_ENVIRONMENT)
+    assert identifiers == _expected(LEGACY, platform)
+
+
+def test_the_installed_version_is_the_one_in_the_source() -> None:
+    # pyproject.toml reads __version__ from src/pep726hook/__init__.py: one source.
+    from importlib import metadata
+
+    import pep726hook
+
+    assert metadata.version("pep726hook") == pep726hook.__version__
+
+
+def test_the_legacy_jobs_select_what_the_test_checks() -> None:
+    workflow = (ROOT / ".github" / "workflows" / "wheels.yml").read_text(encoding="utf-8")
+    assert f'CIBW_BUILD="{LEGACY_ENVIRONMENT["CIBW_BUILD"]}"' in workflow
+    assert f"CIBW_ENABLE={LEGACY_ENVIRONMENT['CIBW_ENABLE']}" in workflow
