@@ -188,7 +188,7 @@ def test_lazily_loaded_module_opts_in_when_its_body_runs(
     loader.exec_module(module)
     # The first read runs the body.  Some LazyLoader versions (PyPy 3.11's
     # stdlib) then assign __class__ by attribute, a store the hook sees too
-    # (README, "Hooks see what importlib stores too").
+    # (docs/writing-hooks.md, "Hooks see what importlib stores too").
     stores = [entry for entry in module.log if entry[1] != "__class__"]
     assert stores == [("set", "during_body", 1)]
     module.x = 1

@@ -515,10 +515,10 @@ def test_broken_scripts_fail_or_run_as_python_does(venv: Venv, tmp_path: Path, c
         and sys.version_info >= (3, 14)
         and sys.implementation.name == "cpython"
     ):
-        pytest.xfail("3.14+'s file reader numbers a decoding error on line 2 as line 1 (README)")
+        pytest.xfail("3.14+'s file reader numbers a decoding error on line 2 as line 1 (docs/engines.md)")
     if case.startswith("nul") and sys.implementation.name == "pypy" and sys.version_info < (3, 10):
         pytest.xfail(
-            "PyPy 3.9 keeps, skips or refuses a NUL byte where compile() refuses all (README)"
+            "PyPy 3.9 keeps, skips or refuses a NUL byte where compile() refuses all (docs/engines.md)"
         )
     (tmp_path / "broken.py").write_bytes(BROKEN_SOURCES[case])
     expected = venv.run(["python", "broken.py"], cwd=tmp_path)

@@ -513,7 +513,7 @@ def test_read_only_package_hook_sees_submodule_binding(
 def test_dunder_passing_recipe_lets_submodules_and_reload_through(
     engine: str, write_module: WriteModule
 ) -> None:
-    # The recipe the README documents for read-only packages.
+    # The recipe docs/writing-hooks.md documents for read-only packages.
     write_module(
         "recipe_pkg",
         """

@@ -19,7 +19,7 @@ from typing import NamedTuple
 SUBCLASS_READS = "CPython 3.11-3.13"
 NAMESPACE_GETATTR_READS = "CPython 3.11-3.14"
 
-_README = 'README, "For library authors"'
+_LIBRARY_AUTHORS_GUIDE = 'documentation, "For library authors"'
 
 
 class ClassFacts(NamedTuple):
@@ -115,7 +115,7 @@ def suggestion(facts: ClassFacts, helper: str | None = None) -> str:
         start = f"define module-level {hooks} and opt in with pep726hook.enable(__name__)"
     fallback = (
         f"keeping class {facts.name} only as the fallback where pep726hook cannot be imported"
-        f" ({_README})"
+        f" ({_LIBRARY_AUTHORS_GUIDE})"
     )
     if facts.deprecation:
         reads = (
