@@ -11,8 +11,9 @@ namespace defines a hook.
 
 import _thread
 import _weakref
-import os
 import sys
+
+from . import _register_at_fork
 
 # typing is not imported at run time: this module loads during start-up.
 TYPE_CHECKING = False
@@ -157,14 +158,27 @@ def register_mixin(mixin: type, tag: str) -> None:
     _mixins_by_tag[tag] = mixin
 
 
+def _acquire_tables_lock_before_fork() -> None:
+    _tables_lock.acquire()
+
+
+def _release_tables_lock_after_fork() -> None:
+    _tables_lock.release()
+
+
 def _reinit_tables_lock_in_child() -> None:
-    # A child forked while another thread held it would hang composing.
+    # A child forked while another thread held it would hang composing; held
+    # by the forking thread, the child also gets the tables in one piece.
     global _tables_lock
     _tables_lock = _thread.RLock()
 
 
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_reinit_tables_lock_in_child)
+# After the install lock (rank 0): uninstall() may free a composed class, whose
+# callback takes this lock, while it holds the install lock.
+_register_at_fork(
+    1,
+    _acquire_tables_lock_before_fork, _release_tables_lock_after_fork, _reinit_tables_lock_in_child
+)
 
 register_mixin(HookAwareModule, "hook_aware")
 

@@ -1,9 +1,9 @@
 """Turning PEP 726 behaviour on and off for the whole interpreter."""
 
 import _thread
-import os
 import sys
 
+from . import _register_at_fork
 from ._engines import create_engine, requested_engine_name
 
 TYPE_CHECKING = False
@@ -73,15 +73,10 @@ def _reinit_lock_in_child() -> None:
 
 # A child forked while another thread held _lock would inherit it held by a
 # thread that does not exist there, and hang in its first install() or
-# uninstall() (issue 13, finding 13). Taken around fork(), as CPython takes its
-# import lock, the child also never sees a half-done install(); the child gets
-# a fresh lock.
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(
-        before=_acquire_lock_before_fork,
-        after_in_parent=_release_lock_after_fork,
-        after_in_child=_reinit_lock_in_child,
-    )
+# uninstall(). Taken around fork(), as CPython takes its import lock, the
+# child also never sees a half-done install(), nor a module that install()
+# was importing; the child gets a fresh lock.
+_register_at_fork(0, _acquire_lock_before_fork, _release_lock_after_fork, _reinit_lock_in_child)
 
 
 class Installation:
