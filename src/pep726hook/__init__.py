@@ -29,8 +29,8 @@ _SOURCES = {
     "enable": "_enable",
 }
 
-import os as _os
-from _thread import RLock as _RLock
+import os as _os  # noqa: E402 (after the docstring's names)
+from _thread import RLock as _RLock  # noqa: E402
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -177,7 +177,9 @@ def _reinit_tables_lock_in_child() -> None:
 # callback takes this lock, while it holds the install lock.
 _register_at_fork(
     1,
-    _acquire_tables_lock_before_fork, _release_tables_lock_after_fork, _reinit_tables_lock_in_child
+    _acquire_tables_lock_before_fork,
+    _release_tables_lock_after_fork,
+    _reinit_tables_lock_in_child,
 )
 
 register_mixin(HookAwareModule, "hook_aware")

@@ -12,6 +12,8 @@ import _thread
 import _warnings
 import sys
 
+from ._meta_path import walks_first
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from types import ModuleType
@@ -132,8 +134,7 @@ class Pep726Finder:
         key = (_thread.get_ident(), fullname)
         if key in self._in_progress:
             return None
-        meta_path = sys.meta_path
-        if meta_path and meta_path[0] is not self and self._on_displaced is not None:
+        if self._on_displaced is not None and not walks_first(sys.meta_path, self):
             self._on_displaced(self)
         self._in_progress.add(key)
         try:
@@ -147,6 +148,8 @@ class Pep726Finder:
     def _find_spec_after_us(
         self, fullname: str, path: "Sequence[str] | None", target: "ModuleType | None"
     ) -> "Any":
+        # In the order the import system walks it (_meta_path), so that a
+        # finder put in front of us is asked first among the others.
         meta_path = list(sys.meta_path)
         position = next((i for i, f in enumerate(meta_path) if f is self), -1)
         for finder in meta_path[position + 1 :]:

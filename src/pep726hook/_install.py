@@ -5,6 +5,7 @@ import sys
 
 from . import _register_at_fork
 from ._engines import create_engine, requested_engine_name
+from ._meta_path import FinderFirstList, finder_first, in_place_order
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -186,7 +187,10 @@ def _activate(
             from ._finder import Pep726Finder
 
             _remove_finders()
-            sys.meta_path = [Pep726Finder(new_engine, _reclaim_front), *sys.meta_path]
+            finder = Pep726Finder(new_engine, _reclaim_front)
+            sys.meta_path = finder_first(
+                [finder, *in_place_order(sys.meta_path)], finder, _meta_path_dropped
+            )
         later = new_engine.upgrade_existing(modules)
         main = _main_to_upgrade()
         try:
@@ -317,22 +321,27 @@ def ensure_finder_first() -> bool:
     Returns whether the finder is installed.
     """
     with _lock:
-        finders = [f for f in sys.meta_path if type(f).__name__ == _FINDER_CLASS_NAME]
+        meta_path = in_place_order(sys.meta_path)
+        finders = [f for f in meta_path if type(f).__name__ == _FINDER_CLASS_NAME]
         if not finders:
             return False
         finder = finders[0]
-        if sys.meta_path[0] is not finder:
-            sys.meta_path = [finder, *(f for f in sys.meta_path if f is not finder)]
+        if meta_path[0] is not finder or type(sys.meta_path) is not FinderFirstList:
+            meta_path = [finder, *(f for f in meta_path if f is not finder)]
+            sys.meta_path = finder_first(meta_path, finder, _meta_path_dropped)
         return True
 
 
-def _reclaim_front(finder: "Pep726Finder") -> None:
-    """Put *finder* first again and upgrade what was imported past it.
+def _reclaim_front(finder: "Pep726Finder", compose: bool = True) -> None:
+    """Have the import system ask *finder* first again; upgrade what was imported past it.
 
-    A finder inserted in front of ours after install() serves its modules
-    without our loader wrapper, so their hooks were never switched on.  Going
-    first again is invisible to it (we ask it before anything else), and the
-    modules it served meanwhile are upgraded now if they define a hook.
+    ``sys.meta_path`` was bound to a list that is not a :class:`FinderFirstList`
+    walking *finder* first (``sys.meta_path = [f, *sys.meta_path]``).  A finder
+    in front of ours serves its modules without our loader wrapper, so their
+    hooks were never switched on: going first again is invisible to it (we ask
+    it before anything else), and the modules it served meanwhile are upgraded
+    now if they define a hook.  With *compose* false, modules whose class needs
+    composing (user code) are left as they are.
     """
     # Called from find_spec(), with the import system's locks held: waiting
     # for _lock here would deadlock against an install()/uninstall() that
@@ -345,25 +354,43 @@ def _reclaim_front(finder: "Pep726Finder") -> None:
         if engine is None or finder.engine is not engine:
             return  # uninstalled, or an old finder on a list an import still walks
         meta_path = sys.meta_path
-        if not any(f is finder for f in meta_path) or meta_path[0] is finder:
+        if type(meta_path) is FinderFirstList and meta_path.finder is finder:
             return
-        sys.meta_path = [finder, *(f for f in meta_path if f is not finder)]
+        if not isinstance(meta_path, list) or not any(f is finder for f in meta_path):
+            return  # gone: its owner took it out
+        # The items stay where their owners put them: only the walk changes.
+        sys.meta_path = finder_first(meta_path, finder, _meta_path_dropped)
+        if meta_path and meta_path[0] is finder:
+            return  # nothing was imported past it
         left = engine.upgrade_existing(list(sys.modules.values()))
     finally:
         _lock.release()
+    if not compose:
+        return
     for module in left:
         # Classes are composed without the lock (see there), as upgrade() does.
         # Still inside find_spec(), though, which CPython calls holding its
         # global import lock: a metaclass that waits there for another
-        # thread's import still hangs (left for issue 13's follow-up).
+        # thread's import still hangs.
         engine.upgrade(module)
+
+
+def _meta_path_dropped(finder: "Pep726Finder") -> None:
+    # The FinderFirstList of sys.meta_path was freed, most likely because the
+    # program bound another list there.  Runs as a finalizer, anywhere: never
+    # waits (_reclaim_front) and runs no user code (no class is composed).
+    meta_path = sys.meta_path
+    if type(meta_path) is FinderFirstList and meta_path.finder is finder:
+        return  # still ours (our own rebinding, or a concatenation of it)
+    _reclaim_front(finder, compose=False)
 
 
 def _remove_finders() -> None:
     # Any instance counts, including one left by an earlier copy of this
     # package, so that activation stays idempotent (site runs a venv's .pth
     # line twice before 3.15).
-    sys.meta_path = [f for f in sys.meta_path if type(f).__name__ != _FINDER_CLASS_NAME]
+    meta_path = in_place_order(sys.meta_path)
+    sys.meta_path = [f for f in meta_path if type(f).__name__ != _FINDER_CLASS_NAME]
 
 
 def _adopt_start_up_patch() -> None:
