@@ -5,13 +5,12 @@ import sys
 
 from . import _register_at_fork
 from ._engines import create_engine, requested_engine_name
-from ._meta_path import FinderFirstList, finder_first, in_place_order
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from types import ModuleType, TracebackType
     from types import ModuleType as _EnableModule
-    from typing import Iterable
+    from typing import Any, Iterable
 
     from ._engines import Engine
     from ._finder import Pep726Finder
@@ -43,6 +42,9 @@ _active_engine: "Engine | None" = None
 # How the hook was turned on, for `pep726hook info` and pytest's report header.
 _route: "str | None" = None
 _ENABLE_MODULE = __name__.rpartition(".")[0] + "._enable"
+# pep726hook._meta_path once the class engine has been activated (the native
+# engine needs no finder, nor this module).
+_lists: "ModuleType | None" = None
 
 
 def _opt_ins() -> "_EnableModule | None":
@@ -179,17 +181,19 @@ def _activate(
     needs composing: modules given another class since that check, and
     ``__main__``, whose class a failed composition must not refuse the install.
     """
-    global _active_engine, _route
+    global _active_engine, _route, _lists
     new_engine.activate()
     try:
         if new_engine.uses_finder:
             # Imported here: activation with the native engine needs no finder.
+            from . import _meta_path
             from ._finder import Pep726Finder
 
+            _lists = _meta_path
             _remove_finders()
             finder = Pep726Finder(new_engine, _reclaim_front)
-            sys.meta_path = finder_first(
-                [finder, *in_place_order(sys.meta_path)], finder, _meta_path_dropped
+            sys.meta_path = _meta_path.finder_first(
+                [finder, *sys.meta_path], finder, _meta_path_dropped
             )
         later = new_engine.upgrade_existing(modules)
         main = _main_to_upgrade()
@@ -320,15 +324,17 @@ def ensure_finder_first() -> bool:
 
     Returns whether the finder is installed.
     """
+    from . import _meta_path
+
     with _lock:
-        meta_path = in_place_order(sys.meta_path)
+        meta_path = _in_place_order(sys.meta_path)
         finders = [f for f in meta_path if type(f).__name__ == _FINDER_CLASS_NAME]
         if not finders:
             return False
         finder = finders[0]
-        if meta_path[0] is not finder or type(sys.meta_path) is not FinderFirstList:
+        if meta_path[0] is not finder or type(sys.meta_path) is not _meta_path.FinderFirstList:
             meta_path = [finder, *(f for f in meta_path if f is not finder)]
-            sys.meta_path = finder_first(meta_path, finder, _meta_path_dropped)
+            sys.meta_path = _meta_path.finder_first(meta_path, finder, _meta_path_dropped)
         return True
 
 
@@ -351,15 +357,16 @@ def _reclaim_front(finder: "Pep726Finder", compose: bool = True) -> None:
         return
     try:
         engine = _active_engine
-        if engine is None or finder.engine is not engine:
+        lists = _lists
+        if engine is None or finder.engine is not engine or lists is None:
             return  # uninstalled, or an old finder on a list an import still walks
-        meta_path = sys.meta_path
-        if type(meta_path) is FinderFirstList and meta_path.finder is finder:
+        meta_path: Any = sys.meta_path
+        if type(meta_path) is lists.FinderFirstList and meta_path.finder is finder:
             return
         if not isinstance(meta_path, list) or not any(f is finder for f in meta_path):
             return  # gone: its owner took it out
         # The items stay where their owners put them: only the walk changes.
-        sys.meta_path = finder_first(meta_path, finder, _meta_path_dropped)
+        sys.meta_path = lists.finder_first(meta_path, finder, _meta_path_dropped)
         if meta_path and meta_path[0] is finder:
             return  # nothing was imported past it
         left = engine.upgrade_existing(list(sys.modules.values()))
@@ -380,7 +387,7 @@ def _meta_path_dropped(finder: "Pep726Finder") -> None:
     # program bound another list there.  Runs as a finalizer, anywhere: never
     # waits (_reclaim_front) and runs no user code (no class is composed).
     meta_path = sys.meta_path
-    if type(meta_path) is FinderFirstList and meta_path.finder is finder:
+    if getattr(meta_path, "finder", None) is finder:
         return  # still ours (our own rebinding, or a concatenation of it)
     _reclaim_front(finder, compose=False)
 
@@ -389,8 +396,13 @@ def _remove_finders() -> None:
     # Any instance counts, including one left by an earlier copy of this
     # package, so that activation stays idempotent (site runs a venv's .pth
     # line twice before 3.15).
-    meta_path = in_place_order(sys.meta_path)
+    meta_path = _in_place_order(sys.meta_path)
     sys.meta_path = [f for f in meta_path if type(f).__name__ != _FINDER_CLASS_NAME]
+
+
+def _in_place_order(meta_path: "Iterable[Any]") -> "list[Any]":
+    # Iterating a FinderFirstList gives the walk order: copied as it stands.
+    return list.copy(meta_path) if isinstance(meta_path, list) else list(meta_path)
 
 
 def _adopt_start_up_patch() -> None:

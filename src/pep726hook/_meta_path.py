@@ -48,13 +48,11 @@ class FinderFirstList(list):  # type: ignore[type-arg]
         self.on_dropped = on_dropped
 
     def __iter__(self) -> "Iterator[Any]":
-        try:
-            first_already = self[0] is self.finder
-        except IndexError:
-            first_already = True  # empty
-        if first_already:
-            return list.__iter__(self)
-        return list.__iter__(walk_order(self, self.finder))
+        # Once per import: as little as can be (no try: [0] of an empty list
+        # is rare enough to take the slow way).
+        if self and self[0] is self.finder:
+            return _list_iter(self)
+        return _list_iter(walk_order(self, self.finder))
 
     # ``[f] + sys.meta_path`` calls __radd__ before list's own concatenation
     # (the right operand's type is a subclass that defines it), so this common
@@ -84,9 +82,14 @@ class FinderFirstList(list):  # type: ignore[type-arg]
                 pass
 
 
-def walk_order(finders: "list[Any]", finder: "Any") -> "list[Any]":
+_list_iter = list.__iter__
+
+
+def walk_order(finders: "Iterable[Any]", finder: "Any") -> "list[Any]":
     """Return a plain list of *finders* with *finder* moved first, if it is there."""
-    items = list.copy(finders)
+    items = in_place_order(finders)
+    if items and items[0] is finder:
+        return items
     for position, item in enumerate(items):
         if item is finder:
             del items[position]
@@ -110,12 +113,3 @@ def finder_first(
 def in_place_order(finders: "Iterable[Any]") -> "list[Any]":
     """Return a plain list of *finders* in the order they sit in, not the walk order."""
     return list.copy(finders) if isinstance(finders, list) else list(finders)
-
-
-def walks_first(meta_path: object, finder: object) -> bool:
-    """Tell whether the import system walking *meta_path* asks *finder* first."""
-    if type(meta_path) is FinderFirstList and meta_path.finder is finder:
-        return True
-    if not isinstance(meta_path, list) or not meta_path:
-        return False
-    return meta_path[0] is finder
