@@ -84,6 +84,23 @@ class OptionalBuildExt(build_ext):
         sys.stderr.write(f"warning: pep726hook's {what} not built ({error}); {consequence}\n")
 
 
+# The native engine, one file per responsibility (native.h says which).
+NATIVE_HEADER = "src/c/native/native.h"
+NATIVE_SOURCES = [
+    f"src/c/native/{name}.c"
+    for name in (
+        "module",
+        "patch",
+        "store",
+        "opt_in",
+        "descriptor",
+        "hookless_cache",
+        "call_guard",
+        "subclasses",
+    )
+]
+
+
 def _extensions() -> list[Extension]:
     if platform.python_implementation() != "CPython":
         return []
@@ -91,7 +108,7 @@ def _extensions() -> list[Extension]:
     if sysconfig.get_config_var("Py_GIL_DISABLED"):
         # The native engine patches a shared type and relies on the GIL.
         return [memfind]
-    return [Extension("pep726hook._native", ["src/pep726hook/_native.c"]), memfind]
+    return [Extension("pep726hook._native", NATIVE_SOURCES, depends=[NATIVE_HEADER]), memfind]
 
 
 # Start-up files that go to the root of site-packages, not into the package:

@@ -13,7 +13,11 @@ bytecode caches, which only the first would otherwise pay for.
 Configurations: ``plain`` (no pep726hook, a module without hooks),
 ``native`` (the native engine installed, a module without hooks),
 ``workaround-hook`` (PEP 726's "Existing Options" ``ModuleType`` subclass,
-a module with a hook) and ``native-hook`` (native engine, same hook).
+a module with a hook), ``native-hook`` (native engine, same hook), and what a
+library's ``enable()`` leaves behind, the patch without process-wide
+dispatch: ``optin-other`` (a module without hooks, not opted in),
+``optin-other-hook`` (a module with a hook, not opted in: its hook is found
+and not called) and ``optin-hook`` (the hooked module, opted in).
 
     python benchmarks/bench_store_instructions.py            # this interpreter
     python benchmarks/bench_store_instructions.py --json out.json
@@ -31,7 +35,15 @@ import subprocess
 import sys
 import tempfile
 
-CONFIGS = ("plain", "native", "workaround-hook", "native-hook")
+CONFIGS = (
+    "plain",
+    "native",
+    "workaround-hook",
+    "native-hook",
+    "optin-other",
+    "optin-other-hook",
+    "optin-hook",
+)
 SHORT, LONG = 2_000, 12_000
 STORES_PER_LOOP = 10
 
@@ -53,6 +65,10 @@ if config.startswith("native"):
     pep726hook.install("native")
 module = (Workaround if config.startswith("workaround") else types.ModuleType)("target")
 exec(HOOKED if config.endswith("hook") else "x = 1\\n", module.__dict__)
+if config.startswith("optin"):
+    from pep726hook import _native
+    _native.install(process_wide=False)
+    _native.opt_in(module if config == "optin-hook" else types.ModuleType("library"))
 
 def run(m, loops):
     value = 2
@@ -64,7 +80,8 @@ run(module, loops)
 """
 
 
-def _instructions(script: str, config: str, loops: int, seed: str) -> int:
+def count_instructions(script: str, config: str, loops: int, seed: str = "0") -> int:
+    """Instructions callgrind counts for ``python script config loops``."""
     # Without bytecode writes, both runs compile the same modules: the first
     # run to import pep726hook would otherwise pay for writing its .pyc files.
     env = dict(os.environ, PYTHONHASHSEED=seed, PYTHONDONTWRITEBYTECODE="1")
@@ -97,8 +114,8 @@ def per_store(config: str, seed: str = "0") -> float:
         script = os.path.join(tmp, "worker.py")
         with open(script, "w", encoding="utf-8") as file:
             file.write(WORKER)
-        short = _instructions(script, config, SHORT, seed)
-        long = _instructions(script, config, LONG, seed)
+        short = count_instructions(script, config, SHORT, seed)
+        long = count_instructions(script, config, LONG, seed)
     return (long - short) / ((LONG - SHORT) * STORES_PER_LOOP)
 
 
@@ -111,6 +128,10 @@ def main() -> None:
     ratios = {
         "hookless store, native / plain": counts["native"] / counts["plain"],
         "hooked store, native / workaround": counts["native-hook"] / counts["workaround-hook"],
+        "hookless store, opt-in only / plain": counts["optin-other"] / counts["plain"],
+        "hooked store not opted in, opt-in only / plain": counts["optin-other-hook"]
+        / counts["plain"],
+        "hooked store opted in / workaround": counts["optin-hook"] / counts["workaround-hook"],
     }
     version = sys.version.split()[0]
     for config, count in counts.items():

@@ -12,7 +12,7 @@ from typing import Callable, Iterator
 import pytest
 
 import pep726hook
-from pep726hook import _enable
+from pep726hook import _state
 
 ENGINES = pep726hook.available_engines()
 
@@ -41,7 +41,7 @@ def _leave_import_state_as_found(tmp_path_factory: pytest.TempPathFactory) -> It
         made_by_test = origin.startswith(base) or spec_origin.startswith(base) or origin == ""
         if made_by_test and not name.startswith(("pep726hook", "_pytest", "pytest", "hypothesis")):
             sys.modules.pop(name, None)
-    if not installed_before and _enable._engine is not None:
+    if not installed_before and _state.opt_in_engine is not None:
         # Modules a test opted in with enable() are gone from sys.modules now;
         # uninstall() then also lets their engine (the native patch) go.
         module = None  # the loop above holds the last module it looked at

@@ -251,12 +251,10 @@ def test_uninstall_leaves_opted_in_modules_hooked(
     module.after_uninstall = 1
     assert module.log[-1] == ("set", "after_uninstall", 1)
     assert pep726hook.is_upgraded(module) and pep726hook.engine(module) == engine
-    # A module that did not opt in: the class engine puts it back; the native
-    # patch, kept for the opted-in module, still covers every module.
-    assert pep726hook.is_upgraded(plain) == (engine == "native")
-    if engine == "class":
-        plain.x = 1
-        assert plain.x == 1
+    # A module that did not opt in loses its hooks under both engines.
+    assert not pep726hook.is_upgraded(plain)
+    plain.x = 1
+    assert plain.x == 1
 
 
 def test_install_after_enable_reuses_its_engine_and_refuses_the_other(

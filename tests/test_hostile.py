@@ -596,9 +596,9 @@ def test_opted_in_class_unpickles_in_a_fresh_process(write_module: WriteModule) 
 import pickle, sys
 sys.path.insert(0, {str(path.parent)!r})
 cls = pickle.loads({payload!r})
-from pep726hook import _enable
+from pep726hook import _class_engine
 import hostile_opted_fresh
-assert cls is _enable.opted_in_class_for(hostile_opted_fresh.Own), cls
+assert cls is _class_engine.opted_in_class_for(hostile_opted_fresh.Own), cls
 print("ok")
 """
     result = run_fresh_python(child, timeout=HANG_LIMIT)

@@ -1,4 +1,4 @@
-"""Native-engine specifics: what patching the module type's slot runs into (issue 3).
+"""Native-engine specifics: what patching the module type's slot runs into.
 
 The shared semantics run under every engine in the other test files; here are
 the cases only a slot patch can get wrong: typeobject.c's hackcheck, ModuleType
@@ -83,6 +83,9 @@ def test_slot_design_matches_the_version(native: None) -> None:
         # around the slot wrappers' calls (checked below).
         "direct": True,
         "call_guard": sys.version_info < (3, 13),
+        # install() without arguments is the process-wide hook.
+        "process_wide": True,
+        "opted_in": 0,
     }
 
 
@@ -107,7 +110,7 @@ def test_every_module_reaches_the_hooks_without_a_finder(native: None) -> None:
     assert pep726hook.is_upgraded(sys)
 
 
-# --- hackcheck (issue 3, item 2a) --------------------------------------------
+# --- hackcheck -----------------------------------------------------------------
 
 
 def _subclass_calling_super() -> type:
@@ -216,7 +219,7 @@ def test_lazy_loader_works_and_the_module_gets_hooks(
     assert type(module) is ModuleType
 
 
-# --- subclasses made before / after the patch (issue 3, item 2b) -------------
+# --- subclasses made before / after the patch -----------------------------------
 
 
 def test_subclasses_before_and_after_the_patch_get_hooks_and_lose_them_on_uninstall() -> None:
@@ -253,9 +256,21 @@ def test_subclasses_before_and_after_the_patch_get_hooks_and_lose_them_on_uninst
 
 def test_upgrade_is_harmless_for_every_kind_of_module(native: None) -> None:
     for cls in (ModuleType, type("Sub", (ModuleType,), {}), _subclass_calling_super()):
-        module = cls("m")
-        assert pep726hook.upgrade(module) is module
-        assert pep726hook.is_upgraded(module)
+        plain = cls("plain")
+        assert pep726hook.upgrade(plain) is plain
+        assert pep726hook.is_upgraded(plain)
+        plain.x = 1
+        del plain.x
+        plain.y = 2
+        assert type(plain) is cls
+        assert plain.__dict__["y"] == 2
+        assert "x" not in plain.__dict__
+        log: list[Any] = []
+        hooked = hooked_module(cls=cls, log=log)
+        assert pep726hook.upgrade(hooked) is hooked
+        hooked.x = 1
+        del hooked.y
+        assert log == [("set", "x", 1), ("del", "y")], cls
 
 
 # --- restoring the type ------------------------------------------------------
@@ -283,12 +298,19 @@ def test_uninstall_restores_the_module_type_dict_exactly() -> None:
 def test_install_twice_and_uninstall_twice_are_harmless() -> None:
     from pep726hook import _native
 
+    log: list[Any] = []
+    module = hooked_module(log=log)
     with pep726hook.install("native"):
         _native.install()
         assert _native.state()["patched"]
+        module.x = 1
+        assert log == [("set", "x", 1)]
     _native.uninstall()
     assert not _native.state()["patched"]
     assert not _native.state()["entries"]
+    module.y = 2
+    assert log == [("set", "x", 1)]
+    assert module.__dict__["y"] == 2
 
 
 # --- re-entrancy and hooks that change the namespace ----------------------------
@@ -532,7 +554,7 @@ def test_auto_prefers_native(monkeypatch: pytest.MonkeyPatch) -> None:
         assert installation.engine == "native"
 
 
-# --- sub-interpreters (issue 3, item 2c) -------------------------------------
+# --- sub-interpreters ----------------------------------------------------------
 
 SUBINTERPRETER_PROBE = """
 import json, sys, types
@@ -895,7 +917,7 @@ def test_hooks_are_seen_after_uninstall_and_reinstall() -> None:
     assert log == ["x"]
 
 
-# --- the call guard around object.__setattr__ (issue 14, 3.8-3.12) ----------
+# --- the call guard around object.__setattr__ (3.8-3.12) -----------------------
 
 
 class _PythonSetattr(ModuleType):
@@ -995,7 +1017,7 @@ def _post_install_class() -> type:
 def test_slot_wrappers_on_modules_behave_as_without_the_engine() -> None:
     # The direct slot makes CPython 3.8-3.12's hackcheck reject every module;
     # the guard around the two tp_calls must accept and reject exactly what an
-    # unpatched interpreter does, with the same messages (issue 14).
+    # unpatched interpreter does, with the same messages.
     plain = _guarded_calls(_post_install_class())
     with pep726hook.install("native"):
         patched = _guarded_calls(_post_install_class())
@@ -1043,3 +1065,198 @@ def test_uninstall_restores_the_slot_wrapper_calls() -> None:
         assert all(a != b for a, b in zip(before, during))
     else:
         assert during == before
+
+
+# --- opting single modules in ------------------------------------------------
+#
+# A library's enable() gives hooks to its own module only: the patched slot
+# calls the hooks of opted-in modules and does the plain store for every other
+# module unless process-wide dispatch is on.
+
+
+@pytest.fixture
+def opt_in_only() -> Iterator[Any]:
+    """The patch without process-wide dispatch, as the first enable() makes it."""
+    from pep726hook import _native
+
+    if _native.state()["patched"]:
+        pytest.skip("the native patch is already installed by the session")
+    _native.install(process_wide=False)
+    try:
+        yield _native
+    finally:
+        _native.uninstall()
+
+
+def _store_and_delete_everywhere(module: Any) -> None:
+    module.a = 1
+    setattr(module, "b", 2)
+    ModuleType.__setattr__(module, "c", 3)
+    del module.a
+    delattr(module, "b")
+    ModuleType.__delattr__(module, "c")
+
+
+_EVERY_STORE = [
+    ("set", "a", 1),
+    ("set", "b", 2),
+    ("set", "c", 3),
+    ("del", "a"),
+    ("del", "b"),
+    ("del", "c"),
+]
+
+
+@pytest.mark.parametrize("cls", [ModuleType, "subclass", "guard"])
+def test_hooks_of_a_module_not_opted_in_are_not_called(opt_in_only: Any, cls: Any) -> None:
+    cls = {"subclass": type("Sub", (ModuleType,), {}), "guard": _subclass_calling_super()}.get(
+        cls, cls
+    )
+    log: list[Any] = []
+    module = hooked_module(cls=cls, log=log)
+    module.__dict__.update(a=0, b=0, c=0)
+    _store_and_delete_everywhere(module)
+    module.d = 4
+    assert log == []
+    assert not opt_in_only.is_opted_in(module)
+    assert module.__dict__["d"] == 4
+    assert not {"a", "b", "c"} & set(module.__dict__)
+
+
+@pytest.mark.parametrize("cls", [ModuleType, "subclass", "guard"])
+def test_hooks_of_an_opted_in_module_are_called_and_no_others(opt_in_only: Any, cls: Any) -> None:
+    cls = {"subclass": type("Sub", (ModuleType,), {}), "guard": _subclass_calling_super()}.get(
+        cls, cls
+    )
+    log: list[Any] = []
+    other_log: list[Any] = []
+    module = hooked_module(cls=cls, log=log)
+    other = hooked_module(cls=cls, log=other_log)
+    assert opt_in_only.opt_in(module) is None
+    opt_in_only.opt_in(module)
+    assert opt_in_only.is_opted_in(module)
+    assert opt_in_only.state()["opted_in"] == 1
+    _store_and_delete_everywhere(module)
+    other.x = 1
+    assert log == _EVERY_STORE
+    assert other_log == []
+    assert other.__dict__["x"] == 1
+
+
+def test_process_wide_dispatch_switches_on_and_off(opt_in_only: Any) -> None:
+    log: list[Any] = []
+    module = hooked_module(log=log)
+    opt_in_only.set_process_wide(True)
+    assert opt_in_only.state()["process_wide"]
+    module.x = 1
+    opt_in_only.set_process_wide(False)
+    assert not opt_in_only.state()["process_wide"]
+    module.y = 2
+    assert log == [("set", "x", 1)]
+    assert module.__dict__["y"] == 2
+    assert opt_in_only.state()["patched"]
+
+
+def test_install_turns_process_wide_on_but_never_off(opt_in_only: Any) -> None:
+    opt_in_only.install(process_wide=False)
+    assert not opt_in_only.state()["process_wide"]
+    opt_in_only.install()
+    assert opt_in_only.state()["process_wide"]
+    opt_in_only.install(process_wide=False)
+    assert opt_in_only.state()["process_wide"]
+    with pytest.raises(TypeError):
+        opt_in_only.install(False)
+
+
+def test_a_hook_added_to_an_opted_in_module_after_hookless_stores_is_called(
+    opt_in_only: Any,
+) -> None:
+    module = ModuleType("m")
+    opt_in_only.opt_in(module)
+    for i in range(3):
+        module.x = i
+    log: list[Any] = []
+    module.__dict__["__setattr__"] = lambda n, v: log.append((n, v))
+    module.x = 10
+    assert log == [("x", 10)]
+    assert module.__dict__["x"] == 2
+
+
+def test_an_opt_in_dies_with_its_module(opt_in_only: Any) -> None:
+    module = ModuleType("m")
+    opt_in_only.opt_in(module)
+    address = id(module)
+    del module
+    gc.collect()
+    assert opt_in_only.state()["opted_in"] == 0
+    # A new module at the same address is not opted in.
+    log: list[Any] = []
+    for _ in range(1000):
+        new = hooked_module(log=log)
+        if id(new) == address:
+            break
+    assert not opt_in_only.is_opted_in(new)
+    new.x = 1
+    assert log == []
+
+
+def test_an_opted_in_module_in_a_reference_cycle_is_forgotten_when_collected(
+    opt_in_only: Any,
+) -> None:
+    module = ModuleType("m")
+    module.me = module
+    opt_in_only.opt_in(module)
+    del module
+    gc.collect()
+    assert opt_in_only.state()["opted_in"] == 0
+
+
+def test_many_opt_ins_survive_the_deaths_of_others(opt_in_only: Any) -> None:
+    # The table grows and entries move when others leave it.
+    logs: list[list[Any]] = [[] for _ in range(600)]
+    modules = [hooked_module(f"m{i}", log=logs[i]) for i in range(600)]
+    for module in modules:
+        opt_in_only.opt_in(module)
+    kept = modules[::3]
+    del module
+    modules.clear()
+    gc.collect()
+    assert opt_in_only.state()["opted_in"] == len(kept)
+    for i, module in enumerate(kept):
+        assert opt_in_only.is_opted_in(module)
+        module.x = i
+        assert logs[3 * i] == [("set", "x", i)]
+
+
+def test_uninstall_forgets_every_opt_in_and_process_wide_dispatch() -> None:
+    from pep726hook import _native
+
+    if _native.state()["patched"]:
+        pytest.skip("the native patch is already installed by the session")
+    log: list[Any] = []
+    module = hooked_module(log=log)
+    _native.install()
+    _native.opt_in(module)
+    _native.uninstall()
+    assert _native.state()["process_wide"] is False
+    assert _native.state()["opted_in"] == 0
+    assert not _native.is_opted_in(module)
+    _native.install(process_wide=False)
+    try:
+        module.x = 1
+        assert log == []
+    finally:
+        _native.uninstall()
+
+
+def test_opt_in_refuses_non_modules_and_needs_the_patch() -> None:
+    from pep726hook import _native
+
+    with pytest.raises(TypeError, match="needs a module"):
+        _native.opt_in(object())
+    if _native.state()["patched"]:
+        pytest.skip("the native patch is already installed by the session")
+    with pytest.raises(RuntimeError, match="install"):
+        _native.opt_in(ModuleType("m"))
+    assert not _native.is_opted_in(ModuleType("m"))
+    assert not _native.is_opted_in(42)

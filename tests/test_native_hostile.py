@@ -1,4 +1,4 @@
-"""The native engine under hostile conditions (issue 13).
+"""The native engine under hostile conditions.
 
 Races between threads and interpreters, embedding programs that finalise and
 re-initialise Python, deep class hierarchies, descriptors planted in
@@ -271,7 +271,7 @@ def test_own_gil_interpreter_created_while_patched_calls_each_hook_once(tmp_path
     assert out.read_text() == "['a', 'b']"
 
 
-# --- embedding: Py_FinalizeEx() and a second Py_Initialize() (finding 2) -----
+# --- embedding: Py_FinalizeEx() and a second Py_Initialize() -----------------
 
 EMBED_MAIN = r"""
 #include <Python.h>
@@ -323,8 +323,8 @@ print(pep726hook.engine(), log, type(original).__name__, flush=True)
 """
 
 
-def _build_embedding_program(tmp_path: Path) -> Path:
-    """Compile EMBED_MAIN against this interpreter's shared libpython, or skip."""
+def _build_embedding_program(tmp_path: Path, main: str = EMBED_MAIN) -> Path:
+    """Compile the C program *main* against this interpreter's shared libpython, or skip."""
     import shutil
     import sysconfig
 
@@ -336,7 +336,7 @@ def _build_embedding_program(tmp_path: Path) -> Path:
     libdir = str(sysconfig.get_config_var("LIBDIR"))
     library = f"python{sysconfig.get_config_var('LDVERSION')}"
     source = tmp_path / "embed.c"
-    source.write_text(EMBED_MAIN)
+    source.write_text(main)
     program = tmp_path / "embed"
     command = [
         compiler,
@@ -356,6 +356,19 @@ def _build_embedding_program(tmp_path: Path) -> Path:
     return program
 
 
+def _embedding_environment(site_dir: Path | None = None) -> dict[str, str]:
+    paths = [SRC] if site_dir is None else [str(site_dir), SRC]
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(paths))
+    env["PYTHONHOME"] = (
+        sys.base_exec_prefix
+        if sys.base_exec_prefix == sys.base_prefix
+        else (f"{sys.base_prefix}{os.pathsep}{sys.base_exec_prefix}")
+    )
+    env.pop("PEP726HOOK", None)
+    env.pop("PEP726HOOK_ENGINE", None)
+    return env
+
+
 @pytest.mark.parametrize("activation", ["code", "sitecustomize"])
 def test_finalize_and_initialize_again_after_install(tmp_path: Path, activation: str) -> None:
     # 3.11+ tear the static types down in Py_FinalizeEx() and ready them again
@@ -370,14 +383,7 @@ def test_finalize_and_initialize_again_after_install(tmp_path: Path, activation:
         (site_dir / "sitecustomize.py").write_text(
             "import pep726hook\npep726hook.install('native')\n"
         )
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(site_dir), SRC]))
-    env["PYTHONHOME"] = (
-        sys.base_exec_prefix
-        if sys.base_exec_prefix == sys.base_prefix
-        else (f"{sys.base_prefix}{os.pathsep}{sys.base_exec_prefix}")
-    )
-    env.pop("PEP726HOOK", None)
-    env.pop("PEP726HOOK_ENGINE", None)
+    env = _embedding_environment(site_dir)
     code = EMBED_CODE.format(install=activation == "code")
     result = subprocess.run(
         [str(program), code, EMBED_LAST_CODE],
@@ -392,7 +398,137 @@ def test_finalize_and_initialize_again_after_install(tmp_path: Path, activation:
     assert result.stdout.splitlines() == expected, result.stderr
 
 
-# --- deep ModuleType hierarchies (finding 5) ---------------------------------
+# --- interpreters created by C code with no current thread state -------------
+#
+# Py_NewInterpreter() called after PyThreadState_Swap(NULL), as embedding
+# programs and _testcapi.run_in_subinterp do, raises no audit event and runs
+# no Python code of the creating interpreter.  On CPython 3.12 each new
+# interpreter builds its own ModuleType dict from the slots as they are, so
+# while patched it must find the hook methods in tp_methods (a wrapper around
+# the patched slot killed it in _PySys_Create).
+
+EMBED_NEW_INTERPRETER = r"""
+#include <Python.h>
+#include <stdio.h>
+
+/* Like _testcapi.run_in_subinterp: no thread state while it is created. */
+static PyThreadState *
+new_interpreter(PyThreadState **main_state)
+{
+    *main_state = PyThreadState_Get();
+    PyThreadState_Swap(NULL);
+    PyThreadState *sub = Py_NewInterpreter();
+    if (sub == NULL) {
+        PyThreadState_Swap(*main_state);
+    }
+    return sub;
+}
+
+static int
+run_in_new_interpreter(const char *code)
+{
+    PyThreadState *main_state;
+    PyThreadState *sub = new_interpreter(&main_state);
+    if (sub == NULL) {
+        return -1;
+    }
+    int rc = PyRun_SimpleString(code);
+    Py_EndInterpreter(sub);
+    PyThreadState_Swap(main_state);
+    return rc;
+}
+
+int
+main(int argc, char **argv)
+{
+    if (argc < 4) {
+        return 2;
+    }
+    Py_Initialize();
+    if (PyRun_SimpleString(argv[1]) != 0) {
+        return 3;
+    }
+    /* One interpreter made and ended while installed, one made while
+     * installed that outlives the uninstall (argv[3]), one made after. */
+    if (run_in_new_interpreter(argv[2]) != 0) {
+        return 10;
+    }
+    PyThreadState *main_state;
+    PyThreadState *sub = new_interpreter(&main_state);
+    if (sub == NULL || PyRun_SimpleString(argv[2]) != 0) {
+        return 11;
+    }
+    PyThreadState_Swap(main_state);
+    if (PyRun_SimpleString(argv[3]) != 0) {
+        return 4;
+    }
+    PyThreadState_Swap(sub);
+    if (PyRun_SimpleString(argv[2]) != 0) {
+        return 12;
+    }
+    Py_EndInterpreter(sub);
+    PyThreadState_Swap(main_state);
+    if (run_in_new_interpreter(argv[2]) != 0) {
+        return 13;
+    }
+    return Py_FinalizeEx() < 0 ? 5 : 0;
+}
+"""
+
+NEW_INTERPRETER_CODE = """
+import types
+
+class Guard(types.ModuleType):
+    def __setattr__(self, name, value):
+        super().__setattr__(name, value)
+
+log = []
+for cls in (types.ModuleType, Guard):
+    m = cls("m")
+    m.__dict__["__setattr__"] = lambda n, v: log.append(n)
+    m.a = 1
+    types.ModuleType.__setattr__(m, "b", 2)
+    object.__setattr__(m, "c", 3)
+    assert m.c == 3
+print(sorted(log), flush=True)
+"""
+
+
+@pytest.mark.parametrize(
+    ("install", "uninstall"),
+    [
+        ("pep726hook.install('native')", "pep726hook.uninstall()"),
+        # What the first library's enable() does: the patch, no process-wide hook.
+        ("_native.install(process_wide=False)", "_native.uninstall()"),
+        # The slot design (slot_tp_setattro in the slot), kept for benchmarks.
+        ("_native.install(direct=False)", "_native.uninstall()"),
+    ],
+)
+def test_interpreter_created_by_c_code_without_a_thread_state_while_installed(
+    tmp_path: Path, install: str, uninstall: str
+) -> None:
+    program = _build_embedding_program(tmp_path, EMBED_NEW_INTERPRETER)
+    imports = "import pep726hook\nfrom pep726hook import _native\n"
+    setup = f"{imports}{install}\nprint('installed', flush=True)\n"
+    after = f"{imports}{uninstall}\nassert not _native.state()['patched']\n"
+    after += "print('uninstalled', flush=True)\n"
+    result = subprocess.run(
+        [str(program), setup, NEW_INTERPRETER_CODE, after],
+        capture_output=True,
+        text=True,
+        env=_embedding_environment(),
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    # The sub-interpreters never installed: the hooks reach them through the
+    # process-wide slot only while process-wide dispatch is on.
+    hooked = "['a', 'a', 'b', 'b']" if "process_wide" not in install else "[]"
+    expected = ["installed", hooked, hooked, "uninstalled", "[]", "[]"]
+    assert result.stdout.splitlines() == expected, result.stderr
+
+
+# --- deep ModuleType hierarchies -----------------------------------------------
 
 
 def _module_type_chain(depth: int) -> list[type]:
@@ -446,7 +582,7 @@ def test_walk_ignores_a_metaclass_subclasses_method() -> None:
     assert _hooked_instances([Base, Child]) == [False, False]
 
 
-# --- descriptors planted in ModuleType from outside (finding 11) --------------
+# --- descriptors planted in ModuleType from outside ----------------------------
 
 CURSE = """
 import ctypes, gc, types
@@ -493,7 +629,7 @@ def test_data_descriptor_planted_from_outside_gets_its_set(where: str, when: str
     assert result.stdout.splitlines() == ["[1, 2] False native", "[1, 2] 3"], result.stderr
 
 
-# --- stores at the recursion limit (finding 16) -------------------------------
+# --- stores at the recursion limit ---------------------------------------------
 
 RECURSION_DEPTHS = """
 import functools, json, sys, types, pep726hook

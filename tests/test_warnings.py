@@ -8,12 +8,16 @@ implementation; the class engine's own frame must not count.
 from __future__ import annotations
 
 import inspect
+import subprocess
 import sys
 import warnings
 from pathlib import Path
 from typing import Callable
 
-from _venv import Venv, describe, write
+import pytest
+from _venv import Venv, clean_env, describe, write
+
+import pep726hook
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
@@ -103,4 +107,66 @@ def test_deprecation_is_shown_under_default_filters_for_main(
     assert result.returncode == 0, describe(result)
     assert "main.py:2: DeprecationWarning: set x" in result.stderr, describe(result)
     assert "main.py:3: DeprecationWarning: del x" in result.stderr, describe(result)
+    assert "pep726hook" not in result.stderr
+
+
+@pytest.fixture(params=pep726hook.available_engines())
+def opt_in_engine(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """The engine enable() chooses, through $PEP726HOOK_ENGINE (its only input)."""
+    name: str = request.param
+    monkeypatch.setenv("PEP726HOOK_ENGINE", name)
+    return name
+
+
+OPTED_IN_WARNING_MODULE = WARNING_MODULE + "\nimport pep726hook\npep726hook.enable(__name__)\n"
+
+
+def test_stacklevel_two_from_an_opted_in_module_names_the_storing_line(
+    opt_in_engine: str, write_module: Callable[..., Path]
+) -> None:
+    # The class engine's opted-in class used to call the hook from its own
+    # copy of __setattr__, whose frame warnings counted: the warning named
+    # pep726hook/_enable.py.
+    write_module("warns_opted_in", OPTED_IN_WARNING_MODULE)
+    import warns_opted_in
+
+    assert pep726hook.engine(warns_opted_in) == opt_in_engine
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        here = inspect.currentframe()
+        assert here is not None
+        warns_opted_in.x = 1
+        store_line = here.f_lineno - 1
+        del warns_opted_in.x
+        del_line = here.f_lineno - 1
+    assert [str(w.message) for w in caught] == ["set x", "del x"]
+    assert [(w.filename, w.lineno) for w in caught] == [
+        (__file__, store_line),
+        (__file__, del_line),
+    ]
+
+
+@pytest.mark.parametrize("route", ["enable", "install"])
+def test_deprecation_from_a_hook_is_shown_under_default_filters_for_main(
+    opt_in_engine: str, tmp_path: Path, route: str
+) -> None:
+    # Python shows DeprecationWarning by default only when it is attributed to
+    # __main__; attributed to pep726hook it vanished.  Plain `python main.py`.
+    source = OPTED_IN_WARNING_MODULE if route == "enable" else WARNING_MODULE
+    write(tmp_path / "old.py", source)
+    install = "import pep726hook; pep726hook.install()\n" if route == "install" else ""
+    write(tmp_path / "main.py", install + "import old\nold.x = 1\ndel old.x\n")
+    result = subprocess.run(
+        [sys.executable, "main.py"],
+        cwd=tmp_path,
+        env={**clean_env(), "PEP726HOOK_ENGINE": opt_in_engine},
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
+    assert result.returncode == 0, describe(result)
+    first = 3 if route == "install" else 2
+    assert f"main.py:{first}: DeprecationWarning: set x" in result.stderr, describe(result)
+    assert f"main.py:{first + 1}: DeprecationWarning: del x" in result.stderr, describe(result)
     assert "pep726hook" not in result.stderr

@@ -14,7 +14,7 @@ that the package is not meant to be rewritten.
 __version__ = "0.1.0"
 
 # Each public name and the private module that defines it, imported on the
-# name's first use (issue 14): `import pep726hook` costs no more than an empty
+# name's first use: `import pep726hook` costs no more than an empty
 # package, which is all the .pth line pays when $PEP726HOOK is set but off.
 _SOURCES = {
     "EngineUnavailableError": "_engines",

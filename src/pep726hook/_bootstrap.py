@@ -10,14 +10,20 @@ starting.
 import os
 import sys
 
+# The environment variables of activation, defined here because start-up
+# imports this module and nothing else of ours but the C extension (each
+# further module costs `python -c pass` about 0.8 %): the rest of the package
+# imports them from here.  The .pth line and _pep726hook_startup, which cannot
+# import anything before they know the hook is wanted, spell the first one out.
 ACTIVATION_VARIABLE = "PEP726HOOK"
+ENGINE_VARIABLE = "PEP726HOOK_ENGINE"
 
 # The spellings of $PEP726HOOK, compared case-insensitively.  Any other value
 # leaves the hook off and says so on stderr: a typo must not pass unnoticed.
 # The .pth line imports us whenever the variable is set, whatever its value:
 # `"PEP726HOOK" in os.environ` is the cheapest test site can compile, and every
-# process of the environment compiles it (issue 14).  An off value costs the
-# processes that set it this module and the package's lazy __init__.
+# process of the environment compiles it.  An off value costs the processes
+# that set it this module and the package's lazy __init__.
 START_UP_ROUTE = f"${ACTIVATION_VARIABLE} at start-up"
 
 ON_VALUES = ("1", "true", "yes", "on")
@@ -30,11 +36,11 @@ OFF_VALUES = ("", "0", "false", "no", "off")
 # runs them once): the second call must neither install again nor repeat a warning.
 _attempted = False
 
-# Whether activate() patched the module type itself, for _install to take over
-# as its installation when first imported (issue 14: importing _install,
+# Whether activate() patched the module type itself, for the installation
+# state (_state) to take over when the API is first used: importing _install,
 # _engines and _native_engine cost 6 % of `python -c pass`, and the native
-# engine needs none of them to start).
-started_native = False
+# engine needs none of them to start.  Handed over once (claim_start_up_patch).
+_started_native = False
 
 
 def activation_requested(value: "str | None") -> "bool | None":
@@ -90,14 +96,14 @@ def _start_native_engine_alone() -> bool:
     built, the main interpreter, nothing patched or installed yet.  Anything
     else (and every error message) is left to ``install()``.
     """
-    global started_native
-    if __name__.rpartition(".")[0] + "._install" in sys.modules:
+    global _started_native
+    if __name__.rpartition(".")[0] + "._state" in sys.modules:
         return False  # a sitecustomize or an earlier .pth got there first
-    if os.environ.get("PEP726HOOK_ENGINE", "").strip().lower() not in ("", "auto", "native"):
+    if os.environ.get(ENGINE_VARIABLE, "").strip().lower() not in ("", "auto", "native"):
         return False
-    if sys.implementation.name != "cpython" or "t" in getattr(sys, "abiflags", ""):
-        return False  # never built there (setup.py): do not search for it
     try:
+        # Not built for PyPy and free-threaded builds (setup.py): the search
+        # then fails in a package directory the import system has listed already.
         from . import _native
     except ImportError:
         return False
@@ -105,7 +111,7 @@ def _start_native_engine_alone() -> bool:
     if not state["main"] or state["patched"]:
         return False
     _native.install()
-    started_native = True
+    _started_native = True
     main = sys.modules.get("__main__")
     if issubclass(type(main), type(sys)):
         # What install() does for __main__ (_install._main_to_upgrade, by the
@@ -115,3 +121,17 @@ def _start_native_engine_alone() -> bool:
         except TypeError:
             pass
     return True
+
+
+def claim_start_up_patch() -> "str | None":
+    """Hand the module-type patch :func:`activate` made over, once; return its route.
+
+    Returns None when activation patched nothing or the patch was claimed
+    already: a copy of the installation state imported again after
+    ``uninstall()`` must not take over a patch that is gone.
+    """
+    global _started_native
+    if not _started_native:
+        return None
+    _started_native = False
+    return START_UP_ROUTE

@@ -23,7 +23,7 @@ from ._engines import (
     requested_engine_name,
 )
 from ._install import engine as active_engine
-from ._install import install, record_route, uninstall
+from ._install import install_replacing, record_route
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -227,10 +227,7 @@ def install_for_run(requested: str) -> None:
     (this one and the pytest plugin): an engine named there replaces the
     active one; ``auto`` (or naming none) keeps it.
     """
-    current = active_engine()
-    if current is not None and requested not in ("auto", current):
-        uninstall()
-    install(requested)
+    install_replacing(requested)
 
 
 def version_line() -> str:

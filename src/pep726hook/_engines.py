@@ -1,34 +1,84 @@
-"""Choosing an engine by name: ``auto``, ``native`` or ``class``."""
+"""The engines: what each offers, and choosing one by name (``auto``, ``native``, ``class``).
 
+:class:`Engine` is what every engine does for ``install()``, ``uninstall()``
+and ``enable()``; :class:`UpgradingEngine` adds what an engine that upgrades
+modules one by one behind the finder does (the class engine; the native engine
+patches the module type and needs none of it).
+"""
+
+import _warnings
 import os
+import sys
+
+from . import _bootstrap
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from types import ModuleType
-    from typing import Iterable, Protocol
+    from typing import Callable, Iterable, Protocol, TypeGuard
 
     class Engine(Protocol):
-        """What an engine offers the installer."""
+        """What every engine offers ``install()``, ``uninstall()`` and ``enable()``."""
 
         name: str
+        # True for an engine that upgrades modules one by one (UpgradingEngine).
         uses_finder: bool
 
-        def activate(self) -> None: ...
-        def deactivate(self) -> None: ...
-        def upgrade(self, module: ModuleType) -> None: ...
-        def downgrade(self, module: ModuleType) -> None: ...
-        def is_upgraded(self, module: ModuleType) -> bool: ...
-        def upgrade_if_composed(self, module: ModuleType) -> bool: ...
+        def activate(self) -> None:
+            """Turn the process-wide hook on."""
+
+        def deactivate(self) -> None:
+            """Turn it off; opted-in modules keep their hooks."""
+
+        def upgrade(self, module: ModuleType) -> None:
+            """Give *module* its hooks now (``upgrade()``, ``__main__``); may run user code."""
+
+        def is_upgraded(self, module: ModuleType) -> bool:
+            """Tell whether stores on *module* call its hooks now, by any route."""
+
+        def opt_in(self, module: ModuleType) -> Callable[[], object] | None:
+            """Give *module* its hooks whatever the process-wide hook does.
+
+            Returns None when done, or work to run without the install lock
+            (lock rule 1) before calling again.
+            """
+
+        def is_opted_in(self, module: ModuleType) -> bool:
+            """Tell whether *module* has its hooks through :meth:`opt_in`."""
+
+        def release_opt_ins(self) -> None:
+            """Undo what opting in set up once no opted-in module is alive."""
+
+    class LoadingEngine(Protocol):
+        """What the finder needs from an engine: acting around a module's execution."""
+
+        def begin(self, module: object) -> type | None:
+            """Prepare *module* before its body runs; return the class to restore if it fails."""
+
+        def abort(self, module: ModuleType, class_before: type) -> None:
+            """Undo :meth:`begin` after the body failed."""
+
+        def settle(self, module: object) -> None:
+            """Decide, once the body ran, whether *module* keeps its hooks."""
+
+    class UpgradingEngine(Engine, LoadingEngine, Protocol):
+        """An engine that upgrades modules one by one, behind the finder (the class engine)."""
+
         def upgrade_existing(self, modules: Iterable[object]) -> list[ModuleType]: ...
+        def upgrade_if_composed(self, module: ModuleType) -> bool: ...
         def needing_composition(self, modules: Iterable[object]) -> list[ModuleType]: ...
         def compose_for(self, modules: Iterable[ModuleType]) -> list[type]: ...
-        def begin(self, module: object) -> type | None: ...
-        def abort(self, module: ModuleType, class_before: type) -> None: ...
-        def settle(self, module: object) -> None: ...
+        def downgrade(self, module: ModuleType) -> None: ...
 
 
 ENGINE_NAMES = ("auto", "native", "class")
-ENGINE_VARIABLE = "PEP726HOOK_ENGINE"
+# Defined with activation; named here too for the routes that choose an engine.
+ENGINE_VARIABLE = _bootstrap.ENGINE_VARIABLE
+
+
+def upgrades_modules(engine: "Engine") -> "TypeGuard[UpgradingEngine]":
+    """Tell whether *engine* upgrades modules one by one, behind the finder."""
+    return engine.uses_finder
 
 
 class EngineUnavailableError(RuntimeError):
@@ -90,7 +140,7 @@ def create_engine(name: str) -> "Engine":
         if _native_slot_is_patched():
             # Two engines in one process would run hooks twice or in a
             # different order: a sub-interpreter whose main interpreter
-            # patched the module type must attach to that patch (issue 3, 2c).
+            # patched the module type must attach to that patch.
             raise EngineUnavailableError(
                 "the native engine has patched the module type for this whole process "
                 "(installed by the main interpreter), so the class engine cannot be used "
@@ -110,7 +160,25 @@ def create_engine(name: str) -> "Engine":
 
 def _class_engine() -> "Engine":
     # Imported only when chosen: start-up activation with the native engine
-    # then never loads the class engine and the finder (issue 14).
+    # then never loads the class engine and the finder.
     from ._class_engine import ClassEngine
 
     return ClassEngine()
+
+
+def warn_never_failing(message: str, stacklevel: int) -> None:
+    """Issue a RuntimeWarning that must not fail the import under way.
+
+    For pep726hook's own trouble met during someone's import (a module it
+    could not prepare, a bad ``$PEP726HOOK_ENGINE`` seen by ``enable()``): a
+    filter such as ``-W error`` turns the warning into an exception, which,
+    raised there, would fail that import after all or replace the exception of
+    a failing module body.  It is written to stderr instead, as CPython does
+    for "Exception ignored".  *stacklevel* counts from the caller of this
+    function.  Never call it under the install lock (lock rule 1).
+    """
+    try:
+        _warnings.warn(message, RuntimeWarning, stacklevel=stacklevel + 1)
+    except Exception:
+        if sys.stderr is not None:
+            sys.stderr.write(f"RuntimeWarning (not raised during an import): {message}\n")

@@ -9,33 +9,23 @@ flight.
 """
 
 import _thread
-import _warnings
 import sys
 
+from ._compat import ASK_LEGACY_FINDERS, LEGACY_LOADERS_ARE_RUN, TRIMS_IMPORTLIB_FRAMES
+from ._composition import HOOK_NAMES
+from ._engines import warn_never_failing
 from ._meta_path import FinderFirstList
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from types import ModuleType
-    from typing import Any, Callable, Protocol, Sequence
+    from typing import Any, Callable, Sequence
 
-    class LoadingEngine(Protocol):
-        """What the finder needs from an engine."""
-
-        def begin(self, module: object) -> type | None: ...
-        def abort(self, module: ModuleType, class_before: type) -> None: ...
-        def settle(self, module: object) -> None: ...
+    from ._engines import LoadingEngine
 
 
 _PACKAGE = __name__.rpartition(".")[0]
 _PASS_THROUGH_ORIGINS = ("built-in", "frozen")
-# Python 3.12 dropped find_module() from the import system: finders without
-# find_spec() are skipped there, and asked the old way before (pytest#12179).
-_ASK_LEGACY_FINDERS = sys.version_info < (3, 12)
-# Python 3.15 dropped the load_module() fallback (gh-97850): the import system
-# calls exec_module() on every loader, so one with only load_module() fails
-# with AttributeError; left unwrapped, it fails exactly as it does without us.
-_LEGACY_LOADERS_ARE_RUN = sys.version_info < (3, 15)
 
 
 def _namespace_loader_types() -> "tuple[type, ...]":
@@ -45,7 +35,6 @@ def _namespace_loader_types() -> "tuple[type, ...]":
 
 
 _NAMESPACE_LOADERS = _namespace_loader_types()
-_HOOK_NAMES = ("__setattr__", "__delattr__")
 
 
 def _standard_exec_module() -> "tuple[Any, Any]":
@@ -72,7 +61,7 @@ def code_may_define_hooks(code: "Any") -> bool:
     ``global``) is still found when the body ends.
     """
     names = code.co_names
-    return _HOOK_NAMES[0] in names or _HOOK_NAMES[1] in names
+    return HOOK_NAMES[0] in names or HOOK_NAMES[1] in names
 
 
 _warned_about: "set[str]" = set()
@@ -87,14 +76,7 @@ def _warn_once(fullname: str, error: BaseException) -> None:
         f"pep726hook could not prepare module {fullname!r} for PEP 726 hooks "
         f"({type(error).__name__}: {error}); it was imported without them"
     )
-    try:
-        _warnings.warn(message, RuntimeWarning, stacklevel=2)
-    except Exception:
-        # A filter (-W error) made the warning an exception: raised here it
-        # would fail the import after all, or replace the exception of a
-        # failing module body.  Said on stderr instead, as "Exception ignored".
-        if sys.stderr is not None:
-            sys.stderr.write(f"RuntimeWarning (not raised during an import): {message}\n")
+    warn_never_failing(message, stacklevel=2)
 
 
 class Pep726Finder:
@@ -112,7 +94,7 @@ class Pep726Finder:
         self.engine = engine
         # Called when a finder was put in front of this one after install()
         # (typeguard, beartype.claw, pyximport and hy insert at index 0): the
-        # modules it serves never reach the engine (issue 13, finding 8).
+        # modules it serves never reach the engine.
         self._on_displaced = on_displaced
         # (thread id, module name) pairs being looked up right now: a finder
         # further down that asks the import system about the same name again
@@ -165,7 +147,7 @@ class Pep726Finder:
             find_spec = getattr(finder, "find_spec", None)
             if find_spec is not None:
                 spec = find_spec(fullname, path, target)
-            elif _ASK_LEGACY_FINDERS and hasattr(finder, "find_module"):
+            elif ASK_LEGACY_FINDERS and hasattr(finder, "find_module"):
                 spec = _spec_from_legacy_finder(finder, fullname, path)
             else:
                 continue
@@ -193,7 +175,10 @@ def _loader_can_be_wrapped(spec: "Any") -> bool:
         return False
     if hasattr(loader, "exec_module"):
         return True
-    return _LEGACY_LOADERS_ARE_RUN and hasattr(loader, "load_module")
+    # Where the import system no longer runs load_module() (3.15+), a loader
+    # with only that fails with AttributeError; left unwrapped, it fails
+    # exactly as it does without us.
+    return LEGACY_LOADERS_ARE_RUN and hasattr(loader, "load_module")
 
 
 def _wrap(loader: "Any", spec: "Any", engine: "LoadingEngine") -> "Any":
@@ -272,7 +257,7 @@ class ExecModuleWrapper(_LoaderWrapper):
         known before the body runs, and a module whose code cannot bind a hook
         by name runs as the plain module it is: ``type(module) is ModuleType``
         during its body, its threads never see its class change, and a class it
-        gives itself is not composed (issue 13, findings 6, 7 and 15).
+        gives itself is not composed.
         """
         self._unwrap(module)
         loader = self._loader
@@ -338,7 +323,7 @@ class LoadModuleWrapper(_LoaderWrapper):
 
 _LOADER_WRAPPERS = (ExecModuleWrapper, LoadModuleWrapper)
 
-if sys.implementation.name == "cpython":
+if TRIMS_IMPORTLIB_FRAMES:
     # CPython trims importlib's own frames from the traceback of an exception
     # raised by a module body, recognising them by file name.  Giving the
     # wrapper's exec_module that name keeps tracebacks exactly as they are

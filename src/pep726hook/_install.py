@@ -3,83 +3,30 @@
 import _thread
 import sys
 
-from . import _register_at_fork
-from ._engines import create_engine, requested_engine_name
+from . import _state
+from ._composition import is_module, namespace_of
+from ._engines import (
+    EngineUnavailableError,
+    create_engine,
+    native_unavailable_reason,
+    requested_engine_name,
+    upgrades_modules,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from types import ModuleType, TracebackType
-    from types import ModuleType as _EnableModule
     from typing import Any, Iterable
 
     from ._engines import Engine
     from ._finder import Pep726Finder
-else:
-    ModuleType = type(sys)
 
-# Every change to sys.meta_path here binds a new list rather than editing the
-# old one: the import system walks the list by index while other threads
-# import, and a finder inserted or removed under a walk makes it skip the next
-# finder, PathFinder included (tests/test_stress.py, the meta path walk test).
-#
-# Serialises install(), uninstall() and enable().  enable() takes it inside a
-# module body, after that module's import lock, so nothing done under it may
-# wait for an import another thread runs: that thread may be in a module body
-# calling enable(), waiting for this lock (deadlock).  So no user code runs
-# under it: only pep726hook's own modules are imported under it, whose bodies
-# never take it; no warning is issued under it (warnings.showwarning may
-# import); no class is composed under it (that runs the metaclass and
-# __init_subclass__ of a module's class: install(), enable() and
-# _reclaim_front compose first and take or retake the lock after, and the
-# composed classes' cache keeps one class per pair); modules are told apart
-# by their real type, never isinstance (a placeholder's __class__); and
-# find_spec() never waits for it (_reclaim_front).
-_lock = _thread.RLock()
 # Finders are recognised by class name (the finder module is imported only by
 # the class engine), which also catches one left by an earlier copy of the package.
 _FINDER_CLASS_NAME = "Pep726Finder"
-_active_engine: "Engine | None" = None
-# How the hook was turned on, for `pep726hook info` and pytest's report header.
-_route: "str | None" = None
-_ENABLE_MODULE = __name__.rpartition(".")[0] + "._enable"
 # pep726hook._meta_path once the class engine has been activated (the native
 # engine needs no finder, nor this module).
 _lists: "ModuleType | None" = None
-
-
-def _opt_ins() -> "_EnableModule | None":
-    # pep726hook._enable is imported by the first enable() call (it needs the
-    # class engine, which activation with the native engine must not load):
-    # until it exists no module has opted in.  Nor while another thread still
-    # runs its body (the first enable() call imports it, and waits for that
-    # import to finish): install()/uninstall() then met a partly initialised
-    # module and failed with AttributeError (tests/test_enable.py).
-    module = sys.modules.get(_ENABLE_MODULE)
-    if module is None or getattr(module.__spec__, "_initializing", False):
-        return None
-    return module
-
-
-# Functions rather than bound methods: the child rebinds _lock.
-def _acquire_lock_before_fork() -> None:
-    _lock.acquire()
-
-
-def _release_lock_after_fork() -> None:
-    _lock.release()
-
-
-def _reinit_lock_in_child() -> None:
-    global _lock
-    _lock = _thread.RLock()
-
-
-# A child forked while another thread held _lock would inherit it held by a
-# thread that does not exist there, and hang in its first install() or
-# uninstall(). Taken around fork(), as CPython takes its import lock, the
-# child also never sees a half-done install(), nor a module that install()
-# was importing; the child gets a fresh lock.
-_register_at_fork(0, _acquire_lock_before_fork, _release_lock_after_fork, _reinit_lock_in_child)
 
 
 class Installation:
@@ -135,30 +82,30 @@ def install(engine: "str | None" = None) -> "Installation":
     # modules have them (the composed classes' cache is weak).
     composed: list[type] = []
     while True:
-        with _lock:
-            if _active_engine is not None:
-                if name not in ("auto", _active_engine.name):
+        with _state.lock:  # lock rules 1 and 2: nothing below composes or warns
+            active = _state.active_engine
+            if active is not None:
+                if name not in ("auto", active.name):
                     raise RuntimeError(
-                        f"pep726hook is already installed with the {_active_engine.name!r} "
+                        f"pep726hook is already installed with the {active.name!r} "
                         f"engine; call uninstall() before installing the {name!r} engine"
                     )
-                return Installation(_active_engine.name, installed_now=False)
-            chosen = name
-            opt_ins = _opt_ins()
-            if opt_ins is not None:
-                # Opted-in modules that are gone no longer hold their engine (and its patch).
-                opt_ins.release_unused()
-                chosen = opt_ins.engine_for_install(name)
-            new_engine = create_engine(chosen)
+                return Installation(active.name, installed_now=False)
+            # Opted-in modules that are gone no longer hold their engine (and its patch).
+            _release_unused_opt_in_engine()
+            new_engine = create_engine(_engine_beside_opt_ins(name))
             modules = list(sys.modules.values())
-            waiting = new_engine.needing_composition(modules)
+            waiting = (
+                new_engine.needing_composition(modules) if upgrades_modules(new_engine) else []
+            )
             if not waiting:
                 later, main = _activate(new_engine, modules)
                 break
         # Composing runs the classes' metaclasses and __init_subclass__, user
-        # code that may import: not under the lock (see there).  Their error
+        # code that may import: not under the lock (lock rule 1).  Their error
         # propagates with nothing installed; then everything is checked again.
-        composed += new_engine.compose_for(waiting)
+        if upgrades_modules(new_engine):
+            composed += new_engine.compose_for(waiting)
     # Upgraded as upgrade() does, the lock released: the engine undoes an
     # upgrade that an uninstall() overtakes.
     for module in later:
@@ -172,6 +119,53 @@ def install(engine: "str | None" = None) -> "Installation":
     return Installation(new_engine.name, installed_now=True)
 
 
+def install_replacing(requested: str) -> "Installation":
+    """Install the engine *requested* by a route's option, replacing a different active one.
+
+    The rule of every route that takes an engine option (the runner's
+    ``--engine``, the pytest plugin's options): an engine named there replaces
+    the active one (turned on by ``PEP726HOOK=1``, say); ``auto``, or naming
+    none, keeps it.  ``install()`` itself is stricter and raises instead.
+    """
+    active = _state.active_engine
+    if active is not None and requested not in ("auto", active.name):
+        uninstall()
+    return install(requested)
+
+
+def _engine_beside_opt_ins(requested: str) -> str:
+    """Return the engine ``install(requested)`` must use given the opted-in modules.
+
+    Raises EngineUnavailableError when *requested* names the other engine:
+    the two engines never serve one process together.  Under the install lock.
+    """
+    engine = _state.opt_in_engine_in_use()
+    if engine is None or requested in ("auto", engine.name):
+        return requested if engine is None else engine.name
+    if requested == "native":
+        # Where native cannot run at all, that is the news, not the conflict.
+        reason = native_unavailable_reason()
+        if reason is not None:
+            raise EngineUnavailableError(reason)
+    names = sorted({str(namespace_of(m).get("__name__")) for m in _state.live_opt_ins()})
+    shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+    raise EngineUnavailableError(
+        f"modules opted in with pep726hook.enable() ({shown}) use the {engine.name!r} "
+        f"engine, and the two engines never mix in one process; install the {engine.name!r} "
+        f"or 'auto' engine instead of {requested!r}, or, to have {requested!r} everywhere, "
+        f"set $PEP726HOOK_ENGINE={requested} before those modules are imported"
+    )
+
+
+def _release_unused_opt_in_engine() -> None:
+    """Forget the engine of opted-in modules once none is alive, undoing what it set up."""
+    engine = _state.opt_in_engine
+    if engine is None or _state.live_opt_ins():
+        return
+    _state.opt_in_engine = None
+    engine.release_opt_ins()
+
+
 def _activate(
     new_engine: "Engine", modules: "Iterable[object]"
 ) -> "tuple[list[ModuleType], ModuleType | None]":
@@ -181,11 +175,14 @@ def _activate(
     needs composing: modules given another class since that check, and
     ``__main__``, whose class a failed composition must not refuse the install.
     """
-    global _active_engine, _route, _lists
+    global _lists
     new_engine.activate()
+    later: list[ModuleType] = []
     try:
-        if new_engine.uses_finder:
-            # Imported here: activation with the native engine needs no finder.
+        main = _main_to_upgrade()
+        if upgrades_modules(new_engine):
+            # Imported here: activation with the native engine needs no
+            # finder.  Our own module, whose body takes no lock (lock rule 2).
             from . import _meta_path
             from ._finder import Pep726Finder
 
@@ -195,21 +192,20 @@ def _activate(
             sys.meta_path = _meta_path.finder_first(
                 [finder, *sys.meta_path], finder, _meta_path_dropped
             )
-        later = new_engine.upgrade_existing(modules)
-        main = _main_to_upgrade()
-        try:
-            if main is not None and new_engine.upgrade_if_composed(main):
+            later = new_engine.upgrade_existing(modules)
+            try:
+                if main is not None and new_engine.upgrade_if_composed(main):
+                    main = None
+            except TypeError:
+                # A __main__ whose class refuses __class__ assignment keeps its
+                # class, as before; it must not cost the whole installation.
                 main = None
-        except TypeError:
-            # A __main__ whose class refuses __class__ assignment keeps its
-            # class, as before; it must not cost the whole installation.
-            main = None
     except BaseException:
         _remove_finders()
         new_engine.deactivate()
         raise
-    _active_engine = new_engine
-    _route = "install()"
+    _state.active_engine = new_engine
+    _state.route = "install()"
     return later, main
 
 
@@ -226,8 +222,8 @@ def _main_to_upgrade() -> "ModuleType | None":
         return None
     main = sys.modules.get("__main__")
     # By the real type, as upgrade() does: isinstance would run the
-    # __getattribute__ of whatever sits there (issue 13, finding 10).
-    return main if issubclass(type(main), ModuleType) else None
+    # __getattribute__ of whatever sits there (lock rule 1).
+    return main if is_module(main) else None
 
 
 def uninstall() -> None:
@@ -236,24 +232,19 @@ def uninstall() -> None:
     Modules opted in with :func:`enable` keep their hooks (the native patch
     stays while any of them is alive).  Does nothing else when not installed.
     """
-    global _active_engine, _route
-    with _lock:
-        if _active_engine is not None:
+    with _state.lock:  # lock rules 1 and 2
+        active = _state.active_engine
+        if active is not None:
             _remove_finders()
-            opt_ins = _opt_ins()
-            keeps_patch = opt_ins is not None and opt_ins.keeps_native_patch()
-            if not (_active_engine.name == "native" and keeps_patch):
-                _active_engine.deactivate()
-            _active_engine = None
-            _route = None
-        opt_ins = _opt_ins()
-        if opt_ins is not None:
-            opt_ins.release_unused()
+            active.deactivate()
+            _state.active_engine = None
+            _state.route = None
+        _release_unused_opt_in_engine()
 
 
 def is_installed() -> bool:
     """Tell whether :func:`install` is in effect."""
-    return _active_engine is not None
+    return _state.active_engine is not None
 
 
 def engine(module: "ModuleType | None" = None) -> "str | None":
@@ -262,26 +253,34 @@ def engine(module: "ModuleType | None" = None) -> "str | None":
     Without *module*, the engine of :func:`install`; with it, the engine that
     calls that module's hooks now (through install() or :func:`enable`).
     """
-    active = _active_engine
+    active = _state.active_engine
     if module is None:
         return None if active is None else active.name
     if active is not None and active.is_upgraded(module):
         return active.name
-    opt_ins = _opt_ins()
-    return None if opt_ins is None else opt_ins.serving_engine(module)
+    opted = _engine_of_opt_in(module)
+    return None if opted is None else opted.name
+
+
+def _engine_of_opt_in(module: object) -> "Engine | None":
+    """Return the engine calling *module*'s hooks because it opted in, or None."""
+    engine = _state.opt_in_engine
+    if engine is None or not _state.registered_opt_in(module):
+        return None
+    opted_in: ModuleType = module  # type: ignore[assignment]  # registered ones are modules
+    return engine if engine.is_opted_in(opted_in) else None
 
 
 def record_route(route: str) -> None:
     """Note how the hook was turned on (the runner, ``$PEP726HOOK``, pytest) while installed."""
-    global _route
-    with _lock:
-        if _active_engine is not None:
-            _route = route
+    with _state.lock:  # lock rule 2: a few assignments
+        if _state.active_engine is not None:
+            _state.route = route
 
 
 def route() -> "str | None":
     """Return how the hook was turned on (``"install()"`` unless a route said), or None."""
-    return _route
+    return _state.route
 
 
 def upgrade(module: "ModuleType") -> "ModuleType":
@@ -293,14 +292,12 @@ def upgrade(module: "ModuleType") -> "ModuleType":
     is.  Raises RuntimeError when not installed and TypeError when *module* is
     not a module.
     """
-    # By the real type: isinstance would run a placeholder's __getattribute__
-    # (issue 13, finding 10).
-    if not issubclass(type(module), ModuleType):
+    # By the real type: isinstance would run a placeholder's __getattribute__.
+    if not is_module(module):
         raise TypeError(f"upgrade() needs a module, not {type(module).__name__}")
-    active = _active_engine
+    active = _state.active_engine
     if active is None:
-        opt_ins = _opt_ins()
-        if opt_ins is not None and opt_ins.is_opted_in(module):
+        if _engine_of_opt_in(module) is not None:
             return module
         raise RuntimeError(
             "pep726hook is not installed; call pep726hook.install() first, or have the "
@@ -312,11 +309,7 @@ def upgrade(module: "ModuleType") -> "ModuleType":
 
 def is_upgraded(module: "ModuleType") -> bool:
     """Tell whether stores and deletions on *module* call its hooks right now."""
-    active = _active_engine
-    if active is not None and active.is_upgraded(module):
-        return True
-    opt_ins = _opt_ins()
-    return opt_ins is not None and opt_ins.serving_engine(module) is not None
+    return engine(module) is not None
 
 
 def ensure_finder_first() -> bool:
@@ -326,7 +319,7 @@ def ensure_finder_first() -> bool:
     """
     from . import _meta_path
 
-    with _lock:
+    with _state.lock:  # lock rule 2
         meta_path = _in_place_order(sys.meta_path)
         finders = [f for f in meta_path if type(f).__name__ == _FINDER_CLASS_NAME]
         if not finders:
@@ -349,16 +342,20 @@ def _reclaim_front(finder: "Pep726Finder", compose: bool = True) -> None:
     now if they define a hook.  With *compose* false, modules whose class needs
     composing (user code) are left as they are.
     """
-    # Called from find_spec(), with the import system's locks held: waiting
-    # for _lock here would deadlock against an install()/uninstall() that
-    # holds it and imports (PyPy takes its import lock even for a module
-    # already in sys.modules; tests/test_stress.py).  A later import retries.
-    if not _lock.acquire(blocking=False):
+    # Called from find_spec(), with the import system's locks held: lock
+    # rule 3, only try the lock.  A later import retries.
+    lock = _state.lock
+    if not lock.acquire(blocking=False):
         return
     try:
-        engine = _active_engine
+        engine = _state.active_engine
         lists = _lists
-        if engine is None or finder.engine is not engine or lists is None:
+        if (
+            engine is None
+            or not upgrades_modules(engine)
+            or finder.engine is not engine
+            or lists is None
+        ):
             return  # uninstalled, or an old finder on a list an import still walks
         meta_path: Any = sys.meta_path
         if type(meta_path) is lists.FinderFirstList and meta_path.finder is finder:
@@ -371,13 +368,13 @@ def _reclaim_front(finder: "Pep726Finder", compose: bool = True) -> None:
             return  # nothing was imported past it
         left = engine.upgrade_existing(list(sys.modules.values()))
     finally:
-        _lock.release()
+        lock.release()
     if not compose:
         return
     for module in left:
-        # Classes are composed without the lock (see there), as upgrade() does.
-        # Still inside find_spec(), though, which CPython calls holding its
-        # global import lock: a metaclass that waits there for another
+        # Classes are composed without the lock (lock rule 1), as upgrade()
+        # does.  Still inside find_spec(), though, which CPython calls holding
+        # its global import lock: a metaclass that waits there for another
         # thread's import still hangs.
         engine.upgrade(module)
 
@@ -385,9 +382,8 @@ def _reclaim_front(finder: "Pep726Finder", compose: bool = True) -> None:
 def _meta_path_dropped(finder: "Pep726Finder") -> None:
     # The FinderFirstList of sys.meta_path was freed, most likely because the
     # program bound another list there.  Runs as a finalizer, anywhere: never
-    # waits (_reclaim_front) and runs no user code (no class is composed).
-    meta_path = sys.meta_path
-    if getattr(meta_path, "finder", None) is finder:
+    # waits (lock rule 3) and runs no user code (no class is composed).
+    if getattr(sys.meta_path, "finder", None) is finder:
         return  # still ours (our own rebinding, or a concatenation of it)
     _reclaim_front(finder, compose=False)
 
@@ -395,7 +391,7 @@ def _meta_path_dropped(finder: "Pep726Finder") -> None:
 def _remove_finders() -> None:
     # Any instance counts, including one left by an earlier copy of this
     # package, so that activation stays idempotent (site runs a venv's .pth
-    # line twice before 3.15).
+    # line twice before 3.15).  A new list, never an edit (see _state).
     meta_path = _in_place_order(sys.meta_path)
     sys.meta_path = [f for f in meta_path if type(f).__name__ != _FINDER_CLASS_NAME]
 
@@ -403,23 +399,3 @@ def _remove_finders() -> None:
 def _in_place_order(meta_path: "Iterable[Any]") -> "list[Any]":
     # Iterating a FinderFirstList gives the walk order: copied as it stands.
     return list.copy(meta_path) if isinstance(meta_path, list) else list(meta_path)
-
-
-def _adopt_start_up_patch() -> None:
-    # The .pth line's bootstrap patches the module type without importing us
-    # (_bootstrap._start_native_engine_alone): that patch is the installation.
-    # The flag is taken once, so that a copy of this module imported again
-    # after uninstall() does not adopt a patch that is gone.
-    global _active_engine, _route
-    bootstrap = sys.modules.get(__name__.rpartition(".")[0] + "._bootstrap")
-    if not getattr(bootstrap, "started_native", False):
-        return
-    from . import _bootstrap, _native_engine
-
-    _bootstrap.started_native = False
-    if _native_engine.slot_is_patched():
-        _active_engine = create_engine("native")
-        _route = _bootstrap.START_UP_ROUTE
-
-
-_adopt_start_up_patch()

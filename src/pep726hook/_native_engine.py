@@ -1,22 +1,24 @@
 """The native engine: PEP 726 through a patched ``ModuleType`` store slot.
 
 The C extension :mod:`pep726hook._native` gives the module type itself the
-reference implementation's behaviour (CPython PR #108261): every store or
-deletion on any module looks ``__setattr__``/``__delattr__`` up in the module's
-own namespace and calls it.  No finder and no class swap are needed, and reads
-keep CPython's specialised fast path because module classes stay unchanged.
+reference implementation's behaviour (CPython PR #108261): a store or deletion
+on a module looks ``__setattr__``/``__delattr__`` up in the module's own
+namespace and calls it, on every module while process-wide dispatch is on (the
+process-wide hook), and otherwise only on the modules opted in with
+``enable()``.  No finder and no class swap are needed, and reads keep CPython's
+specialised fast path because module classes stay unchanged.
 Design and limits: https://github.com/pep726hook/pep726hook/blob/main/docs/native-engine.md
 """
 
-import sys
+from ._compat import IMPLEMENTATION, NATIVE_ENGINE_IS_BUILT
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from types import ModuleType
-    from typing import Iterable
+    from typing import Callable
 
 _native_error: "ImportError | None"
-if sys.implementation.name != "cpython" or "t" in getattr(sys, "abiflags", ""):
+if not NATIVE_ENGINE_IS_BUILT:
     # Never built there (setup.py): skip a search of the package directory
     # that costs a library calling enable() ~0.3 ms of its import on PyPy.
     _native_error = ImportError("pep726hook._native is not built for this interpreter")
@@ -31,11 +33,10 @@ else:
 
 def unavailable_reason() -> "str | None":
     """Return why the native engine cannot run in this interpreter, or None if it can."""
-    if sys.implementation.name != "cpython":
-        return f"the native engine needs CPython; this is {sys.implementation.name}"
-    if "t" in getattr(sys, "abiflags", ""):
-        # setup.py does not build the extension there (issue 3, 2d; issue 10):
-        # see docs/native-engine.md, "Free-threaded builds".
+    if IMPLEMENTATION != "cpython":
+        return f"the native engine needs CPython; this is {IMPLEMENTATION}"
+    if not NATIVE_ENGINE_IS_BUILT:
+        # See docs/native-engine.md, "Free-threaded builds".
         return (
             "the native engine is not built for free-threaded CPython: it rewrites "
             "ModuleType's tp_setattro slot and type dict in place, which running threads "
@@ -51,7 +52,7 @@ def unavailable_reason() -> "str | None":
     state = _native.state()
     if not state["main"] and not state["patched"]:
         # The slot is process-wide and owned by the main interpreter; a
-        # sub-interpreter may only attach to an existing patch (issue 3, 2c).
+        # sub-interpreter may only attach to an existing patch.
         return (
             "the native engine patches the module type for the whole process and only "
             "the main interpreter can install it; it is not installed there, so this "
@@ -62,22 +63,40 @@ def unavailable_reason() -> "str | None":
 
 def slot_is_patched() -> bool:
     """Tell whether any interpreter of this process has patched the module type's slot."""
-    return _native_error is None and _native.state()["patched"]
+    return _native_error is None and bool(_native.state()["patched"])
 
 
 class NativeEngine:
-    """Give every module PEP 726 behaviour by patching ``ModuleType``'s store slot."""
+    """Give modules PEP 726 behaviour by patching ``ModuleType``'s store slot.
+
+    The patched slot calls a module's hooks while process-wide dispatch is on
+    (:meth:`activate`) and, whatever that is, for modules opted in with
+    :meth:`opt_in`; every other store takes CPython's generic path.  Modules
+    stay exact ``types.ModuleType`` objects, so reads keep their fast path.
+    """
 
     name = "native"
     uses_finder = False
 
+    # -- the process-wide hook ---------------------------------------------------------
+
     def activate(self) -> None:
-        """Patch the module type (main interpreter) or attach to the patch (sub-interpreter)."""
+        """Patch the module type if needed and call every module's hooks.
+
+        In a sub-interpreter this attaches to the main interpreter's patch.
+        """
         _native.install()
 
     def deactivate(self) -> None:
-        """Undo :meth:`activate` for this interpreter."""
-        _native.uninstall()
+        """Stop calling the hooks of modules that did not opt in.
+
+        The patch stays while an opted-in module is alive (they keep their
+        hooks); otherwise it is undone.
+        """
+        if _native.state()["opted_in"]:
+            _native.set_process_wide(False)
+        else:
+            _native.uninstall()
 
     def upgrade(self, module: "ModuleType") -> None:
         """Make sure *module*'s class reaches the patched slot.
@@ -88,39 +107,35 @@ class NativeEngine:
         """
         _native.upgrade_type(type(module))
 
-    def downgrade(self, module: "ModuleType") -> None:
-        """Nothing to undo per module: the patch is on the type."""
-
     def is_upgraded(self, module: "ModuleType") -> bool:
         """Tell whether stores on *module* would call its hooks now."""
         state = _native.state()
         if not (state["entries"] or state["direct"]):
             return False
-        return _native.type_reaches_hook(type(module))
+        if not _native.type_reaches_hook(type(module)):
+            return False
+        return bool(state["process_wide"]) or _native.is_opted_in(module)
 
-    def upgrade_if_composed(self, module: "ModuleType") -> bool:
-        """Upgrade *module*: no class is ever composed here; returns True."""
-        self.upgrade(module)
-        return True
+    # -- opt-in (enable()) ---------------------------------------------------------------
 
-    def upgrade_existing(self, modules: "Iterable[object]") -> "list[ModuleType]":
-        """Nothing to do: modules imported before :meth:`activate` are covered too."""
-        return []
+    def opt_in(self, module: "ModuleType") -> "Callable[[], object] | None":
+        """Have the patched slot call *module*'s hooks, process-wide dispatch on or off.
 
-    def needing_composition(self, modules: "Iterable[object]") -> "list[ModuleType]":
-        """Return no module: this engine composes no class."""
-        return []
-
-    def compose_for(self, modules: "Iterable[ModuleType]") -> "list[type]":
-        """Compose nothing (see :meth:`needing_composition`)."""
-        return []
-
-    def begin(self, module: object) -> "type | None":
-        """Never called (no finder); returns None."""
+        Patches the module type first if needed, without turning process-wide
+        dispatch on.  Runs no user code: always returns None (nothing left to
+        do outside the install lock).
+        """
+        _native.install(process_wide=False)
+        _native.upgrade_type(type(module))
+        _native.opt_in(module)
         return None
 
-    def abort(self, module: "ModuleType", class_before: type) -> None:
-        """Never called (no finder)."""
+    def is_opted_in(self, module: "ModuleType") -> bool:
+        """Tell whether *module* opted in (its hooks are called whatever the process does)."""
+        return _native.is_opted_in(module)
 
-    def settle(self, module: object) -> None:
-        """Never called (no finder)."""
+    def release_opt_ins(self) -> None:
+        """Undo the patch once neither the process-wide hook nor an opted-in module needs it."""
+        state = _native.state()
+        if state["patched"] and not state["process_wide"] and not state["opted_in"]:
+            _native.uninstall()

@@ -20,11 +20,17 @@ import os
 
 import pytest
 
-from ._engines import ENGINE_NAMES, ENGINE_VARIABLE, normalize_engine_name, requested_engine_name
+from ._bootstrap import ACTIVATION_VARIABLE, ENGINE_VARIABLE
+from ._engines import ENGINE_NAMES, normalize_engine_name, requested_engine_name
 from ._install import engine as active_engine
-from ._install import ensure_finder_first, install, is_installed, record_route, route, uninstall
-
-ACTIVATION_VARIABLE = "PEP726HOOK"
+from ._install import (
+    ensure_finder_first,
+    install_replacing,
+    is_installed,
+    record_route,
+    route,
+    uninstall,
+)
 
 _activated_key = pytest.StashKey[bool]()
 
@@ -122,11 +128,7 @@ def _activate(config: pytest.Config) -> None:
             requested = normalize_engine_name(ini_engine, "the pep726hook_engine ini option")
         else:
             requested = requested_engine_name(None)
-        current = active_engine()
-        if current is not None and requested not in ("auto", current):
-            # The runner's rule: an engine named here replaces the active one.
-            uninstall()
-        installation = install(requested)
+        installation = install_replacing(requested)
     except (ValueError, RuntimeError) as error:
         raise pytest.UsageError(f"pep726hook: {error}") from None
     if installation.installed_now:

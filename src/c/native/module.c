@@ -1,0 +1,321 @@
+/* The Python-facing module pep726hook._native, and its life across
+ * interpreters and runtimes (multi-phase init, needed for sub-interpreters). */
+#include "native.h"
+
+PyDoc_STRVAR(install_doc,
+"install(*, process_wide=True, direct=None)\n--\n\n"
+"Patch ModuleType so that module stores/deletes can honour PEP 726 hooks.\n\n"
+"With *process_wide* true (the default) every module's hooks are called from\n"
+"now on; with it false only those of modules passed to opt_in() (unless\n"
+"set_process_wide(True) was called).  install() never turns process-wide\n"
+"dispatch off.\n"
+"In the main interpreter this patches the process-wide slot and the\n"
+"ModuleType dict.  In a sub-interpreter it needs the main interpreter to\n"
+"have patched first, and then adds that interpreter's own dict entries\n"
+"(3.12+; before 3.12 the dict is shared and there is nothing to add).\n"
+"*direct* chooses the slot design (None or True: hooked_setattro in the\n"
+"slot, with the call guard on 3.8-3.12, or slot_tp_setattro if the guard\n"
+"cannot be installed; False: slot_tp_setattro, for benchmarks).  Idempotent.");
+
+static PyObject *
+native_install(PyObject *module, PyObject *args, PyObject *kwargs)
+{
+    static char *kwlist[] = {"process_wide", "direct", NULL};
+    int wide = 1;
+    PyObject *direct_arg = Py_None;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|$pO:install", kwlist, &wide,
+                                     &direct_arg)) {
+        return NULL;
+    }
+    if (patch_module_type(module, direct_arg) < 0) {
+        return NULL;
+    }
+    if (wide) {
+        process_wide = 1;
+    }
+    Py_RETURN_NONE;
+}
+
+PyDoc_STRVAR(uninstall_doc,
+"uninstall()\n--\n\n"
+"Undo install() in this interpreter.  In the interpreter that patched the\n"
+"slot this also restores ModuleType's slot and its subclasses' slots, turns\n"
+"process-wide dispatch off and forgets every opt-in.\n"
+"Idempotent.");
+
+static PyObject *
+native_uninstall(PyObject *module, PyObject *Py_UNUSED(ignored))
+{
+    int unpatching = is_main_interpreter() && patch_owner != NULL;
+    if (unpatch_module_type(module) < 0) {
+        return NULL;
+    }
+    if (unpatching) {
+        process_wide = 0;
+        forget_all_opt_ins(1);
+    }
+    Py_RETURN_NONE;
+}
+
+PyDoc_STRVAR(set_process_wide_doc,
+"set_process_wide(flag)\n--\n\n"
+"Turn dispatch to every module's hooks on or off, leaving the patch as it\n"
+"is.  While off, only the hooks of opted-in modules are called.");
+
+static PyObject *
+native_set_process_wide(PyObject *module, PyObject *arg)
+{
+    (void)module;
+    int flag = PyObject_IsTrue(arg);
+    if (flag < 0) {
+        return NULL;
+    }
+    process_wide = flag;
+    Py_RETURN_NONE;
+}
+
+PyDoc_STRVAR(opt_in_doc,
+"opt_in(module)\n--\n\n"
+"Call *module*'s hooks from now on, even while process-wide dispatch is off.\n"
+"The module is held weakly; it needs install() first.");
+
+static PyObject *
+native_opt_in(PyObject *module, PyObject *arg)
+{
+    (void)module;
+    if (!PyModule_Check(arg)) {
+        PyErr_Format(PyExc_TypeError, "opt_in() needs a module, not '%.200s'",
+                     Py_TYPE(arg)->tp_name);
+        return NULL;
+    }
+    if (patch_owner == NULL) {
+        PyErr_SetString(PyExc_RuntimeError,
+                        "opt_in() needs the native engine installed (install() first)");
+        return NULL;
+    }
+    if (opt_in_module(arg) < 0) {
+        return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
+PyDoc_STRVAR(is_opted_in_doc,
+"is_opted_in(module)\n--\n\n"
+"Tell whether *module* was passed to opt_in() and not forgotten since.");
+
+static PyObject *
+native_is_opted_in(PyObject *module, PyObject *arg)
+{
+    (void)module;
+    return PyBool_FromLong(is_opted_in(arg));
+}
+
+PyDoc_STRVAR(upgrade_type_doc,
+"upgrade_type(cls)\n--\n\n"
+"Point the store slot of ModuleType subclass *cls* at the patched one if it\n"
+"still has the original generic slot.");
+
+static PyObject *
+native_upgrade_type(PyObject *module, PyObject *arg)
+{
+    (void)module;
+    if (!PyType_Check(arg) || !PyType_IsSubtype((PyTypeObject *)arg, &PyModule_Type)) {
+        PyErr_SetString(PyExc_TypeError, "upgrade_type() needs a ModuleType subclass");
+        return NULL;
+    }
+    PyTypeObject *cls = (PyTypeObject *)arg;
+    if (patch_owner != NULL && cls->tp_setattro == original_setattro) {
+        cls->tp_setattro = installed_setattro;
+    }
+    Py_RETURN_NONE;
+}
+
+PyDoc_STRVAR(type_reaches_hook_doc,
+"type_reaches_hook(cls)\n--\n\n"
+"Tell whether stores on instances of ModuleType subclass *cls* go through\n"
+"the patched slot or ModuleType's patched __setattr__.");
+
+static PyObject *
+native_type_reaches_hook(PyObject *module, PyObject *arg)
+{
+    (void)module;
+    if (!PyType_Check(arg)) {
+        PyErr_SetString(PyExc_TypeError, "type_reaches_hook() needs a type");
+        return NULL;
+    }
+    PyTypeObject *cls = (PyTypeObject *)arg;
+    if (patch_owner == NULL || !PyType_IsSubtype(cls, &PyModule_Type)) {
+        Py_RETURN_FALSE;
+    }
+    /* A class whose slot is still the original skips the hooks; any other
+     * slot (ours, or slot_tp_setattro of a Python-level __setattr__ that
+     * reaches ModuleType's through super()) gets there. */
+    return PyBool_FromLong(cls->tp_setattro != original_setattro);
+}
+
+PyDoc_STRVAR(state_doc,
+"state()\n--\n\n"
+"Return a dict describing the patch: 'patched' (process-wide slot),\n"
+"'owner_is_current' (this interpreter patched it), 'main' (this is the main\n"
+"interpreter), 'entries' (this interpreter's ModuleType dict holds our\n"
+"descriptors), 'direct' (the slot points straight at the C hook dispatch),\n"
+"'call_guard' (the slot wrappers' calls are guarded), 'process_wide' (every\n"
+"module's hooks are called), 'opted_in' (number of live opted-in modules).");
+
+static PyObject *
+native_state_info(PyObject *module, PyObject *Py_UNUSED(ignored))
+{
+    entries_t *entries = get_entries(module);
+    if (entries == NULL) {
+        return NULL;
+    }
+    int ours = entries_are_current(entries);
+    if (ours < 0) {
+        return NULL;
+    }
+    PyInterpreterState *interp = PyInterpreterState_Get();
+    return Py_BuildValue(
+        "{sOsOsOsOsOsOsOsn}",
+        "patched", patch_owner != NULL ? Py_True : Py_False,
+        "owner_is_current", (patch_owner != NULL && patch_owner == interp) ? Py_True : Py_False,
+        "main", is_main_interpreter() ? Py_True : Py_False,
+        "entries", ours ? Py_True : Py_False,
+        "direct",
+        (patch_owner != NULL && installed_setattro == hooked_setattro) ? Py_True : Py_False,
+        "call_guard", call_guard_is_installed() ? Py_True : Py_False,
+        "process_wide", process_wide ? Py_True : Py_False,
+        "opted_in", (Py_ssize_t)opt_in_count);
+}
+
+static PyMethodDef native_methods[] = {
+    {"install", (PyCFunction)(void (*)(void))native_install, METH_VARARGS | METH_KEYWORDS,
+     install_doc},
+    {"uninstall", native_uninstall, METH_NOARGS, uninstall_doc},
+    {"upgrade_type", native_upgrade_type, METH_O, upgrade_type_doc},
+    {"type_reaches_hook", native_type_reaches_hook, METH_O, type_reaches_hook_doc},
+    {"state", native_state_info, METH_NOARGS, state_doc},
+    {"set_process_wide", native_set_process_wide, METH_O, set_process_wide_doc},
+    {"opt_in", native_opt_in, METH_O, opt_in_doc},
+    {"is_opted_in", native_is_opted_in, METH_O, is_opted_in_doc},
+    {NULL, NULL, 0, NULL},
+};
+
+/* ---- module lifecycle (multi-phase init, needed for sub-interpreters) ---- */
+
+/* Py_AtExit: see patch_forget_finished_runtime() for why and when. */
+static int atexit_registered = 0;
+
+static void
+forget_finished_runtime(void)
+{
+    atexit_registered = 0;
+    /* The weak references and their callback belonged to the finished
+     * runtime; the next one opts its modules in again. */
+    forget_all_opt_ins(0);
+    if (patch_forget_finished_runtime()) {
+        process_wide = 0;
+        setattr_key = NULL;
+        delattr_key = NULL;
+    }
+}
+
+static int
+native_exec(PyObject *module)
+{
+    if (PyModule_Type.tp_dictoffset <= 0) {
+        /* hooked_setattro() reads the namespace through it. */
+        PyErr_SetString(PyExc_ImportError,
+                        "pep726hook._native: ModuleType has no instance dict offset here");
+        return -1;
+    }
+    if (setattr_key == NULL) {
+        /* Kept for the life of the process: the patched slot may use them
+         * until the very end. */
+        setattr_key = PyUnicode_InternFromString("__setattr__");
+        if (setattr_key == NULL) {
+            return -1;
+        }
+    }
+    if (delattr_key == NULL) {
+        delattr_key = PyUnicode_InternFromString("__delattr__");
+        if (delattr_key == NULL) {
+            return -1;
+        }
+    }
+    if (!atexit_registered && is_main_interpreter()) {
+        if (Py_AtExit(forget_finished_runtime) < 0) {
+            PyErr_SetString(PyExc_RuntimeError,
+                            "pep726hook._native could not register its Py_AtExit function");
+            return -1;
+        }
+        atexit_registered = 1;
+    }
+    if (PyModule_AddIntConstant(module, "DIRECT_SLOT_IS_SAFE", DIRECT_SLOT_IS_SAFE) < 0) {
+        return -1;
+    }
+    return 0;
+}
+
+static int
+native_traverse(PyObject *module, visitproc visit, void *arg)
+{
+    native_state *state = (native_state *)PyModule_GetState(module);
+    if (state == NULL) {
+        return 0;
+    }
+    Py_VISIT(state->entries.saved_setattr);
+    Py_VISIT(state->entries.saved_delattr);
+    Py_VISIT(state->entries.setattr_descr);
+    Py_VISIT(state->entries.delattr_descr);
+    return 0;
+}
+
+static int
+native_clear(PyObject *module)
+{
+    native_state *state = (native_state *)PyModule_GetState(module);
+    if (state == NULL) {
+        return 0;
+    }
+    /* Only a sub-interpreter's entries live here, and they die with it: its
+     * ModuleType dict is being torn down at the same time. */
+    Py_CLEAR(state->entries.saved_setattr);
+    Py_CLEAR(state->entries.saved_delattr);
+    Py_CLEAR(state->entries.setattr_descr);
+    Py_CLEAR(state->entries.delattr_descr);
+    return 0;
+}
+
+static void
+native_free(void *module)
+{
+    (void)native_clear((PyObject *)module);
+}
+
+static PyModuleDef_Slot native_slots[] = {
+    {Py_mod_exec, (void *)native_exec},
+#if MULTIPLE_INTERPRETERS_SLOT
+    /* Loadable in sub-interpreters sharing the main GIL, refused in those with
+     * their own GIL: the slot and the statics above are process-wide. */
+    {Py_mod_multiple_interpreters, Py_MOD_MULTIPLE_INTERPRETERS_SUPPORTED},
+#endif
+    {0, NULL},
+};
+
+static struct PyModuleDef native_module = {
+    PyModuleDef_HEAD_INIT,
+    "pep726hook._native",
+    "PEP 726 module __setattr__/__delattr__ through a patched ModuleType slot.",
+    sizeof(native_state),
+    native_methods,
+    native_slots,
+    native_traverse,
+    native_clear,
+    native_free,
+};
+
+PyMODINIT_FUNC
+PyInit__native(void)
+{
+    return PyModuleDef_Init(&native_module);
+}

@@ -1,0 +1,280 @@
+/* pep726hook._native: PEP 726 for every module by patching the module type's
+ * store/delete slot, the way the reference implementation (CPython PR #108261,
+ * https://github.com/python/cpython/pull/108261) did inside
+ * Objects/moduleobject.c.  Private header shared by the files of this folder.
+ *
+ * Design (docs/native-engine.md has the measurements behind it):
+ *
+ *   ModuleType->tp_setattro points straight at hooked_setattro() (store.c), so
+ *   `mod.x = v` costs one C call, the hook check and the store.  Which
+ *   modules get their hooks called is decided there too: all of them while
+ *   process-wide dispatch is on, otherwise those opted in (opt_in.c).
+ *
+ *   ModuleType.__dict__['__setattr__'] / ['__delattr__'] become method
+ *   descriptors (descriptor.c) running the same dispatch.  They are what
+ *   `super().__setattr__` in a ModuleType subclass reaches, so the subclass
+ *   runs first and the module hook second (the MRO rule).
+ *
+ *   On 3.8-3.12 typeobject.c's hackcheck() rejects `object.__setattr__(mod,
+ *   ...)` once ModuleType's slot is a C function other than the generic one;
+ *   call_guard.c wraps the calls of those slot wrappers.  If its layout
+ *   checks fail, install() falls back to the former slot design (the slot is
+ *   the interpreter's own slot_tp_setattro, which hackcheck() skips).
+ *
+ *   From 3.12 on a dict watcher keeps a cache of namespaces without hooks
+ *   (hookless_cache.c); subclasses made before the patch are re-pointed
+ *   (subclasses.c); patch.c puts everything in and takes it out again;
+ *   module.c is the Python-facing module and the interpreter lifecycle.
+ *
+ * Everything uses the public C API.  The patch of the slot is process-wide and
+ * belongs to the main interpreter; the namespace entries live in the type
+ * dict, which is shared by every interpreter up to 3.11 and is per
+ * interpreter from 3.12 on (PyType_GetDict).  All state is guarded by the
+ * GIL: the module refuses to load in interpreters with their own GIL and is
+ * not built for free-threading. */
+#ifndef PEP726HOOK_NATIVE_H
+#define PEP726HOOK_NATIVE_H
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+/* ---- what each CPython version needs: every feature macro, defined once ----
+ *
+ * DIRECT_SLOT_IS_SAFE  3.13+: hackcheck() guards type objects only, so the
+ *                      direct slot needs no call guard.
+ * CALL_GUARD           3.8-3.12: wrap the tp_call of wrapper_descriptor and
+ *                      method-wrapper (call_guard.c).
+ * HOOKLESS_CACHE       3.12+: dict watchers exist (hookless_cache.c).
+ * PATCH_TP_METHODS     3.12+: every new interpreter builds its own ModuleType
+ *                      dict from the slots and tp_methods (patch.c).
+ * PER_INTERPRETER_TYPE_DICT  3.12+: PyType_GetDict; tp_dict of a static
+ *                      builtin type is NULL there.
+ * MULTIPLE_INTERPRETERS_SLOT  3.12+: Py_mod_multiple_interpreters exists. */
+#if PY_VERSION_HEX >= 0x030D0000
+#  define DIRECT_SLOT_IS_SAFE 1
+#else
+#  define DIRECT_SLOT_IS_SAFE 0
+#endif
+#define CALL_GUARD (!DIRECT_SLOT_IS_SAFE)
+#if PY_VERSION_HEX >= 0x030C0000
+#  define HOOKLESS_CACHE 1
+#  define PATCH_TP_METHODS 1
+#  define PER_INTERPRETER_TYPE_DICT 1
+#  define MULTIPLE_INTERPRETERS_SLOT 1
+#else
+#  define HOOKLESS_CACHE 0
+#  define PATCH_TP_METHODS 0
+#  define PER_INTERPRETER_TYPE_DICT 0
+#  define MULTIPLE_INTERPRETERS_SLOT 0
+#endif
+/* 3.13 stopped setting Py_TPFLAGS_VALID_VERSION_TAG: a zero tag means
+ * invalid there. */
+#if PY_VERSION_HEX >= 0x030D0000
+#  define VERSION_TAG_FLAG_IS_SET 0
+#else
+#  define VERSION_TAG_FLAG_IS_SET 1
+#endif
+/* 3.8 spells the vectorcall flag with a leading underscore and has only the
+ * provisional _PyObject_Vectorcall, and neither PyInterpreterState_Get() nor
+ * PyThreadState_GetInterpreter(): the thread state's interp field is the
+ * documented way there. */
+#if PY_VERSION_HEX < 0x03090000
+#  define HAS_VECTORCALL_FLAG _Py_TPFLAGS_HAVE_VECTORCALL
+#  define HAS_PUBLIC_VECTORCALL 0
+#  define PyInterpreterState_Get() (PyThreadState_Get()->interp)
+#else
+#  define HAS_VECTORCALL_FLAG Py_TPFLAGS_HAVE_VECTORCALL
+#  define HAS_PUBLIC_VECTORCALL 1
+#endif
+
+/* Py_NO_INLINE came with 3.9's pyport.h; the same definition for 3.8. */
+#ifndef Py_NO_INLINE
+#  if defined(__GNUC__) || defined(__clang__)
+#    define Py_NO_INLINE __attribute__((noinline))
+#  elif defined(_MSC_VER)
+#    define Py_NO_INLINE __declspec(noinline)
+#  else
+#    define Py_NO_INLINE
+#  endif
+#endif
+
+/* Names shared between the files of this extension stay inside it: hidden
+ * from the dynamic symbol table (no clash with other extensions, and
+ * -fPIC code reaches the data without a GOT load on the hot path). */
+#if defined(__GNUC__) && !defined(_WIN32) && !defined(__CYGWIN__)
+#  define NATIVE_INTERNAL __attribute__((visibility("hidden")))
+#else
+#  define NATIVE_INTERNAL
+#endif
+
+/* ---- patch state (patch.c) ---- */
+
+/* The module type's slot before the patch (the generic one). */
+NATIVE_INTERNAL extern setattrofunc original_setattro;
+/* What the patch put in the slot: hooked_setattro or slot_tp_setattro. */
+NATIVE_INTERNAL extern setattrofunc installed_setattro;
+/* The interpreter that patched the slot, or NULL when unpatched. */
+NATIVE_INTERNAL extern PyInterpreterState *patch_owner;
+
+/* What install() put into one ModuleType dict, and what it replaced. */
+typedef struct {
+    /* Whether our descriptors are in this interpreter's ModuleType dict. */
+    int installed;
+    /* The entries install() replaced, restored by uninstall(); NULL when the
+     * key was absent (3.13 dropped ModuleType's own tp_setattro, so its dict
+     * has no '__setattr__' there). */
+    PyObject *saved_setattr;
+    PyObject *saved_delattr;
+    /* Our method descriptors, to put there and to recognise them. */
+    PyObject *setattr_descr;
+    PyObject *delattr_descr;
+} entries_t;
+
+/* Module state: the entries of a sub-interpreter, whose ModuleType dict is its
+ * own from 3.12 on.  The main interpreter's live in patch.c for the whole
+ * process. */
+typedef struct {
+    entries_t entries;
+} native_state;
+
+NATIVE_INTERNAL entries_t *get_entries(PyObject *module);
+NATIVE_INTERNAL int entries_are_current(entries_t *entries);
+NATIVE_INTERNAL int install_dict_entries(entries_t *entries);
+NATIVE_INTERNAL int uninstall_dict_entries(entries_t *entries);
+/* Patch the slot from the main interpreter (or attach); 0 or -1. */
+NATIVE_INTERNAL int patch_module_type(PyObject *module, PyObject *direct_arg);
+NATIVE_INTERNAL int unpatch_module_type(PyObject *module);
+NATIVE_INTERNAL setattrofunc find_slot_tp_setattro(void);
+/* Py_AtExit: put the type back without touching objects of the runtime. */
+NATIVE_INTERNAL int patch_forget_finished_runtime(void);
+
+static inline int
+is_main_interpreter(void)
+{
+    return PyInterpreterState_Get() == PyInterpreterState_Main();
+}
+
+/* The dict of *type* in this interpreter (new reference), NULL without an
+ * exception if it has none. */
+static inline PyObject *
+type_dict(PyTypeObject *type)
+{
+#if PER_INTERPRETER_TYPE_DICT
+    return PyType_GetDict(type);
+#else
+    PyObject *dict = type->tp_dict;
+    Py_XINCREF(dict);
+    return dict;
+#endif
+}
+
+/* ---- the store slot (store.c) ---- */
+
+/* Interned "__setattr__" / "__delattr__", kept for the life of the runtime.
+ * From 3.12 on these are CPython's statically allocated, immortal
+ * identifiers, so any interpreter may use them; before 3.12 all
+ * interpreters share one GIL. */
+NATIVE_INTERNAL extern PyObject *setattr_key;
+NATIVE_INTERNAL extern PyObject *delattr_key;
+
+NATIVE_INTERNAL int hooked_setattro(PyObject *self, PyObject *name, PyObject *value);
+NATIVE_INTERNAL extern PyMethodDef setattr_def;
+NATIVE_INTERNAL extern PyMethodDef delattr_def;
+
+/* ---- whose hooks are called (opt_in.c) ---- */
+
+NATIVE_INTERNAL extern int process_wide;
+NATIVE_INTERNAL extern size_t opt_in_count;
+NATIVE_INTERNAL int is_opted_in(PyObject *module);
+NATIVE_INTERNAL int opt_in_module(PyObject *module);
+/* *release* is 0 when the runtime that made the weak references is gone. */
+NATIVE_INTERNAL void forget_all_opt_ins(int release);
+
+/* Whether the hooks found in *module*'s namespace are called.  Only asked
+ * once a hook was found: a store on a module without hooks never pays it. */
+static inline int
+hooks_dispatched(PyObject *module)
+{
+    return process_wide || is_opted_in(module);
+}
+
+/* ---- ModuleType.__setattr__ / __delattr__ (descriptor.c) ---- */
+
+NATIVE_INTERNAL PyObject *new_hook_descr(int deleting);
+
+/* ---- the "no hook here" cache, 3.12+ (hookless_cache.c) ---- */
+
+#if HOOKLESS_CACHE
+#  define HOOKLESS_SLOTS 256
+NATIVE_INTERNAL extern PyObject *hookless[HOOKLESS_SLOTS];
+
+static inline size_t
+hookless_slot(PyObject *dict)
+{
+    uintptr_t address = (uintptr_t)dict;
+    return (size_t)((address >> 4) ^ (address >> 12)) & (HOOKLESS_SLOTS - 1);
+}
+
+/* Whether *dict* is a live namespace known to hold neither hook key. */
+static inline int
+known_hookless(PyObject *dict)
+{
+    return hookless[hookless_slot(dict)] == dict;
+}
+
+NATIVE_INTERNAL void remember_hookless(PyObject *dict);
+NATIVE_INTERNAL void start_hookless_cache(void);
+NATIVE_INTERNAL void stop_hookless_cache(void);
+#else
+static inline void
+start_hookless_cache(void)
+{
+}
+
+static inline void
+stop_hookless_cache(void)
+{
+}
+#endif
+
+/* ---- the call guard, 3.8-3.12 (call_guard.c) ---- */
+
+#if CALL_GUARD
+/* 1 if the guard can be installed, 0 if not (keep the slot design), -1 on
+ * error. */
+NATIVE_INTERNAL int prepare_call_guard(void);
+NATIVE_INTERNAL void install_call_guard(void);
+NATIVE_INTERNAL void uninstall_call_guard(void);
+NATIVE_INTERNAL int call_guard_is_installed(void);
+#else
+static inline int
+prepare_call_guard(void)
+{
+    return 1;
+}
+
+static inline void
+install_call_guard(void)
+{
+}
+
+static inline void
+uninstall_call_guard(void)
+{
+}
+
+static inline int
+call_guard_is_installed(void)
+{
+    return 0;
+}
+#endif
+
+/* ---- subclasses made before the patch (subclasses.c) ---- */
+
+NATIVE_INTERNAL int repoint_subclasses(PyTypeObject *root, setattrofunc from, setattrofunc to);
+
+#endif /* PEP726HOOK_NATIVE_H */

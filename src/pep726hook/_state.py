@@ -1,0 +1,157 @@
+"""The state the process-wide hook and the opt-ins share, and the rules for its locks.
+
+One place holds what ``install()``, ``uninstall()`` and ``enable()`` must agree
+on: the install lock, the engine of the process-wide hook and how it was
+turned on (the route), the engine serving modules opted in with ``enable()``
+and those modules, and what happens to the locks across ``fork()``.  The other
+modules read and write these names only while holding :data:`lock`.
+
+Lock rules, cited by number where a lock is taken (as wrapt's importer does):
+
+1. Nothing under the install lock waits for an import another thread runs.
+   ``enable()`` takes the lock inside a module body, that is, after the import
+   system's lock for that module; a thread holding the install lock and
+   waiting for that import would wait for ever (deadlock).  So no user code
+   runs under it: no class is composed (that runs the base class's metaclass
+   and ``__init_subclass__``, which may import: compose first, then take or
+   retake the lock, as ``install()`` and ``enable()`` do), no warning is
+   issued (``warnings.showwarning`` may import), and modules are told apart by
+   their real type, never ``isinstance`` (which runs the ``__getattribute__``
+   of a lazy-import placeholder).
+2. Only pep726hook's own modules are imported under the install lock, and
+   their bodies never take it: a body that waited for it while another thread
+   held it and imported that module would deadlock against rule 1's thread.
+3. A finder's ``find_spec()`` never waits for the install lock; it only tries
+   it.  The import system calls ``find_spec()`` with its locks held (PyPy even
+   for a module already in ``sys.modules``): waiting would deadlock against an
+   ``install()`` that holds the lock and imports one of our modules (rule 2).
+4. ``fork()`` takes the install lock first and the child gets a fresh one.  A
+   child forked while another thread held it would inherit it held by a thread
+   that does not exist there and hang in its first ``install()``; taken around
+   ``fork()``, as CPython takes its import lock, the child also never sees a
+   half-done ``install()`` nor a module that ``install()`` was importing.
+   Before that, the fork waits until no other thread imports one of the
+   package's modules (the package's ``__init__``): a child forked meanwhile
+   got that module's import lock held.  Other locks register a fresh copy
+   for the child with :func:`renew_in_child`.
+5. The composed-classes lock (``_composition``) is held for a few dictionary
+   operations only, never while a class is composed (rule 1's deadlock
+   again), and is reentrant: its weak references' callbacks run whenever a
+   class dies, in any thread, also the one holding it.
+
+Every change to ``sys.meta_path`` binds a new list rather than editing the old
+one, which is not a lock rule but the same kind of promise: the import system
+walks the list by index while other threads import, and a finder inserted or
+removed under a walk makes it skip the next finder, ``PathFinder`` included.
+
+Start-up with the native engine does not import this module
+(``_bootstrap`` patches the module type alone); the first use of the API does,
+and takes that patch over as the installation.
+"""
+
+import _thread
+import _weakref
+import sys
+
+from . import _register_at_fork
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from types import ModuleType
+    from typing import Any, Callable
+
+    from ._engines import Engine
+
+# The install lock (rules 1 to 4).  Rebound in a forked child: always read it
+# as ``_state.lock``, never keep a reference.
+lock = _thread.RLock()
+# The engine of the process-wide hook (install(), the runner, $PEP726HOOK, the
+# pytest plugin), or None while it is off.
+active_engine: "Engine | None" = None
+# How the process-wide hook was turned on, for `pep726hook info` and pytest's
+# report header.
+route: "str | None" = None
+# The engine serving modules opted in with enable(), or None before the first
+# opt-in and once none of them is alive.
+opt_in_engine: "Engine | None" = None
+# id(module) -> weak reference to each module that opted in.  A weak table:
+# a library's module lives as long as the program keeps it, not longer.
+_opted_in: "dict[int, Any]" = {}
+
+
+def register_opt_in(module: "ModuleType") -> None:
+    """Remember that *module* opted in (until it dies)."""
+    key = id(module)
+    _opted_in[key] = _weakref.ref(module, lambda _ref: _opted_in.pop(key, None))
+
+
+def registered_opt_in(module: object) -> bool:
+    """Tell whether *module* itself (not a new object at its address) opted in."""
+    ref = _opted_in.get(id(module))
+    return ref is not None and ref() is module
+
+
+def live_opt_ins() -> "list[ModuleType]":
+    """Return the opted-in modules still alive."""
+    modules = [ref() for ref in list(_opted_in.values())]
+    return [m for m in modules if m is not None]
+
+
+def opt_in_engine_in_use() -> "Engine | None":
+    """Return the engine of the opted-in modules while any is alive, else None."""
+    engine = opt_in_engine
+    return engine if engine is not None and live_opt_ins() else None
+
+
+_renewals: "list[Callable[[], None]]" = []
+
+
+def renew_in_child(renew: "Callable[[], None]") -> None:
+    """Have *renew* run in every forked child, to replace a lock of its module (rule 4)."""
+    _renewals.append(renew)
+
+
+# Functions rather than bound methods: the child rebinds `lock`.
+def _acquire_before_fork() -> None:
+    lock.acquire()
+
+
+def _release_after_fork_in_parent() -> None:
+    lock.release()
+
+
+def _renew_in_child() -> None:
+    global lock
+    lock = _thread.RLock()
+    for renew in _renewals:
+        renew()
+
+
+# Through the package's own fork handler, which first waits for any import of
+# the package's modules another thread runs, then takes this lock: registered
+# with os.register_at_fork while a fork waited for this very module's import,
+# the parent's handler would release a lock it never took.
+_register_at_fork(0, _acquire_before_fork, _release_after_fork_in_parent, _renew_in_child)
+
+
+def _adopt_start_up_patch() -> None:
+    # The .pth line's bootstrap patches the module type without importing
+    # this module (start-up imports only what the native engine needs): that
+    # patch is the installation.  The bootstrap hands it over once, so that a
+    # copy of this module imported again after uninstall() does not adopt a
+    # patch that is gone.  Looked up, not imported: the bootstrap is the
+    # activation layer above this one.
+    global active_engine, route
+    bootstrap = sys.modules.get(__name__.rpartition(".")[0] + "._bootstrap")
+    claim = getattr(bootstrap, "claim_start_up_patch", None)
+    start_up_route = claim() if claim is not None else None
+    if start_up_route is None:
+        return
+    from ._native_engine import NativeEngine, slot_is_patched
+
+    if slot_is_patched():
+        active_engine = NativeEngine()
+        route = start_up_route
+
+
+_adopt_start_up_patch()
