@@ -48,8 +48,7 @@ class FinderFirstList(list):  # type: ignore[type-arg]
         self.on_dropped = on_dropped
 
     def __iter__(self) -> "Iterator[Any]":
-        # Once per import: as little as can be (no try: [0] of an empty list
-        # is rare enough to take the slow way).
+        # Called once per import: one test when our finder sits first.
         if self and self[0] is self.finder:
             return _list_iter(self)
         return _list_iter(walk_order(self, self.finder))
@@ -66,8 +65,8 @@ class FinderFirstList(list):  # type: ignore[type-arg]
         return self._like(list.__add__(list.copy(other), list.copy(self)))
 
     def _like(self, items: "Iterable[Any]") -> "FinderFirstList":
-        # The new list replaces this one when bound to sys.meta_path: it takes
-        # over the callback, which this one must then not call any more.
+        # Same finder, same callback: whichever of the two is freed while the
+        # other is sys.meta_path finds the finder still walked first and stops.
         return FinderFirstList(items, self.finder, self.on_dropped)
 
     def __del__(self) -> None:
