@@ -29,7 +29,80 @@ _SOURCES = {
     "enable": "_enable",
 }
 
+import os as _os  # noqa: E402 (after the docstring's names)
+from _thread import RLock as _RLock  # noqa: E402
+
 TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Callable, List, Tuple
+
+    _ForkGuard = Tuple[int, Callable[[], object], Callable[[], object], Callable[[], object]]
+
+# A child process gets every lock as it was at the fork, and only the thread
+# that forked: a lock another thread held then stays held for ever there.  So
+# a fork waits until no other thread is importing one of the modules below
+# (the first install() of a process imports them: a child forked meanwhile hung
+# on that module's import lock), and then takes the locks the package's
+# modules register here, lowest rank first.  Registered here rather
+# than each with os.register_at_fork: a module imported while a fork waits
+# for that import still has its locks taken by that same fork.
+_import_lock = _RLock()
+_fork_guards: "List[_ForkGuard]" = []
+_taken_for_fork: "List[_ForkGuard]" = []
+
+
+def _register_at_fork(
+    rank: int,
+    before: "Callable[[], object]",
+    after_in_parent: "Callable[[], object]",
+    after_in_child: "Callable[[], object]",
+) -> None:
+    """Have every fork() call *before*, then one of the others, with the package's import lock.
+
+    Guards of a lower *rank* are taken first: the order in which the code
+    that holds their locks takes them, whichever module was imported first.
+    """
+    guard = (rank, before, after_in_parent, after_in_child)
+    # One slice assignment: a fork in another thread never sees a list being sorted.
+    _fork_guards[:] = sorted([*_fork_guards, guard], key=lambda item: item[0])
+
+
+def _before_fork() -> None:
+    _import_lock.acquire()
+    # Held now: no other thread changes these lists until the fork is over.
+    # The imports under the lock run only the package's own module bodies,
+    # which never wait for another thread.
+    del _taken_for_fork[:]
+    for guard in list(_fork_guards):
+        guard[1]()
+        _taken_for_fork.append(guard)
+
+
+def _after_fork_in_parent() -> None:
+    for guard in reversed(_taken_for_fork):
+        guard[2]()
+    del _taken_for_fork[:]
+    _import_lock.release()
+
+
+def _after_fork_in_child() -> None:
+    global _import_lock
+    # Every guard, taken or not: one registered while this fork waited for
+    # its turn may have its lock held by another thread.
+    for guard in reversed(_fork_guards):
+        guard[3]()
+    del _taken_for_fork[:]
+    _import_lock = _RLock()
+
+
+if hasattr(_os, "register_at_fork"):  # POSIX
+    _os.register_at_fork(
+        before=_before_fork,
+        after_in_parent=_after_fork_in_parent,
+        after_in_child=_after_fork_in_child,
+    )
+del _os
+
 if TYPE_CHECKING:
     from ._enable import enable
     from ._engines import EngineUnavailableError, available_engines
@@ -50,7 +123,8 @@ else:
             raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
         # Not importlib.import_module: importing importlib would be the
         # first standard-library .py import of many processes.
-        value = getattr(__import__(source, globals(), None, [name], 1), name)
+        with _import_lock:
+            value = getattr(__import__(source, globals(), None, [name], 1), name)
         globals()[name] = value
         return value
 

@@ -14,6 +14,7 @@ import sys
 from ._compat import ASK_LEGACY_FINDERS, LEGACY_LOADERS_ARE_RUN, TRIMS_IMPORTLIB_FRAMES
 from ._composition import HOOK_NAMES
 from ._engines import warn_never_failing
+from ._meta_path import FinderFirstList
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -116,11 +117,17 @@ class Pep726Finder:
         if key in self._in_progress:
             return None
         meta_path = sys.meta_path
-        if meta_path and meta_path[0] is not self and self._on_displaced is not None:
-            self._on_displaced(self)
+        if type(meta_path) is not FinderFirstList or meta_path.finder is not self:
+            # Not a list the import system walks with us first (_meta_path):
+            # bound by the program, or an import walking an old list.
+            if self._on_displaced is not None and meta_path and meta_path[0] is not self:
+                self._on_displaced(self)
+            meta_path = sys.meta_path
+        # The others in their own order: as the import system walks them.
+        finders = list.copy(meta_path) if isinstance(meta_path, list) else list(meta_path)
         self._in_progress.add(key)
         try:
-            spec = self._find_spec_after_us(fullname, path, target)
+            spec = self._find_spec_after_us(finders, fullname, path, target)
         finally:
             self._in_progress.discard(key)
         if spec is not None and _loader_can_be_wrapped(spec):
@@ -128,11 +135,13 @@ class Pep726Finder:
         return spec
 
     def _find_spec_after_us(
-        self, fullname: str, path: "Sequence[str] | None", target: "ModuleType | None"
+        self,
+        finders: "list[Any]",
+        fullname: str,
+        path: "Sequence[str] | None",
+        target: "ModuleType | None",
     ) -> "Any":
-        meta_path = list(sys.meta_path)
-        position = next((i for i, f in enumerate(meta_path) if f is self), -1)
-        for finder in meta_path[position + 1 :]:
+        for finder in finders:
             if finder is self:
                 continue
             find_spec = getattr(finder, "find_spec", None)

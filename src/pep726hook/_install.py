@@ -16,7 +16,7 @@ from ._engines import (
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from types import ModuleType, TracebackType
-    from typing import Iterable
+    from typing import Any, Iterable
 
     from ._engines import Engine
     from ._finder import Pep726Finder
@@ -24,6 +24,9 @@ if TYPE_CHECKING:
 # Finders are recognised by class name (the finder module is imported only by
 # the class engine), which also catches one left by an earlier copy of the package.
 _FINDER_CLASS_NAME = "Pep726Finder"
+# pep726hook._meta_path once the class engine has been activated (the native
+# engine needs no finder, nor this module).
+_lists: "ModuleType | None" = None
 
 
 class Installation:
@@ -172,6 +175,7 @@ def _activate(
     needs composing: modules given another class since that check, and
     ``__main__``, whose class a failed composition must not refuse the install.
     """
+    global _lists
     new_engine.activate()
     later: list[ModuleType] = []
     try:
@@ -179,10 +183,15 @@ def _activate(
         if upgrades_modules(new_engine):
             # Imported here: activation with the native engine needs no
             # finder.  Our own module, whose body takes no lock (lock rule 2).
+            from . import _meta_path
             from ._finder import Pep726Finder
 
+            _lists = _meta_path
             _remove_finders()
-            sys.meta_path = [Pep726Finder(new_engine, _reclaim_front), *sys.meta_path]
+            finder = Pep726Finder(new_engine, _reclaim_front)
+            sys.meta_path = _meta_path.finder_first(
+                [finder, *sys.meta_path], finder, _meta_path_dropped
+            )
             later = new_engine.upgrade_existing(modules)
             try:
                 if main is not None and new_engine.upgrade_if_composed(main):
@@ -308,23 +317,30 @@ def ensure_finder_first() -> bool:
 
     Returns whether the finder is installed.
     """
+    from . import _meta_path
+
     with _state.lock:  # lock rule 2
-        finders = [f for f in sys.meta_path if type(f).__name__ == _FINDER_CLASS_NAME]
+        meta_path = _in_place_order(sys.meta_path)
+        finders = [f for f in meta_path if type(f).__name__ == _FINDER_CLASS_NAME]
         if not finders:
             return False
         finder = finders[0]
-        if sys.meta_path[0] is not finder:
-            sys.meta_path = [finder, *(f for f in sys.meta_path if f is not finder)]
+        if meta_path[0] is not finder or type(sys.meta_path) is not _meta_path.FinderFirstList:
+            meta_path = [finder, *(f for f in meta_path if f is not finder)]
+            sys.meta_path = _meta_path.finder_first(meta_path, finder, _meta_path_dropped)
         return True
 
 
-def _reclaim_front(finder: "Pep726Finder") -> None:
-    """Put *finder* first again and upgrade what was imported past it.
+def _reclaim_front(finder: "Pep726Finder", compose: bool = True) -> None:
+    """Have the import system ask *finder* first again; upgrade what was imported past it.
 
-    A finder inserted in front of ours after install() serves its modules
-    without our loader wrapper, so their hooks were never switched on.  Going
-    first again is invisible to it (we ask it before anything else), and the
-    modules it served meanwhile are upgraded now if they define a hook.
+    ``sys.meta_path`` was bound to a list that is not a :class:`FinderFirstList`
+    walking *finder* first (``sys.meta_path = [f, *sys.meta_path]``).  A finder
+    in front of ours serves its modules without our loader wrapper, so their
+    hooks were never switched on: going first again is invisible to it (we ask
+    it before anything else), and the modules it served meanwhile are upgraded
+    now if they define a hook.  With *compose* false, modules whose class needs
+    composing (user code) are left as they are.
     """
     # Called from find_spec(), with the import system's locks held: lock
     # rule 3, only try the lock.  A later import retries.
@@ -333,15 +349,28 @@ def _reclaim_front(finder: "Pep726Finder") -> None:
         return
     try:
         engine = _state.active_engine
-        if engine is None or not upgrades_modules(engine) or finder.engine is not engine:
+        lists = _lists
+        if (
+            engine is None
+            or not upgrades_modules(engine)
+            or finder.engine is not engine
+            or lists is None
+        ):
             return  # uninstalled, or an old finder on a list an import still walks
-        meta_path = sys.meta_path
-        if not any(f is finder for f in meta_path) or meta_path[0] is finder:
+        meta_path: Any = sys.meta_path
+        if type(meta_path) is lists.FinderFirstList and meta_path.finder is finder:
             return
-        sys.meta_path = [finder, *(f for f in meta_path if f is not finder)]
+        if not isinstance(meta_path, list) or not any(f is finder for f in meta_path):
+            return  # gone: its owner took it out
+        # The items stay where their owners put them: only the walk changes.
+        sys.meta_path = lists.finder_first(meta_path, finder, _meta_path_dropped)
+        if meta_path and meta_path[0] is finder:
+            return  # nothing was imported past it
         left = engine.upgrade_existing(list(sys.modules.values()))
     finally:
         lock.release()
+    if not compose:
+        return
     for module in left:
         # Classes are composed without the lock (lock rule 1), as upgrade()
         # does.  Still inside find_spec(), though, which CPython calls holding
@@ -350,8 +379,23 @@ def _reclaim_front(finder: "Pep726Finder") -> None:
         engine.upgrade(module)
 
 
+def _meta_path_dropped(finder: "Pep726Finder") -> None:
+    # The FinderFirstList of sys.meta_path was freed, most likely because the
+    # program bound another list there.  Runs as a finalizer, anywhere: never
+    # waits (lock rule 3) and runs no user code (no class is composed).
+    if getattr(sys.meta_path, "finder", None) is finder:
+        return  # still ours (our own rebinding, or a concatenation of it)
+    _reclaim_front(finder, compose=False)
+
+
 def _remove_finders() -> None:
     # Any instance counts, including one left by an earlier copy of this
     # package, so that activation stays idempotent (site runs a venv's .pth
     # line twice before 3.15).  A new list, never an edit (see _state).
-    sys.meta_path = [f for f in sys.meta_path if type(f).__name__ != _FINDER_CLASS_NAME]
+    meta_path = _in_place_order(sys.meta_path)
+    sys.meta_path = [f for f in meta_path if type(f).__name__ != _FINDER_CLASS_NAME]
+
+
+def _in_place_order(meta_path: "Iterable[Any]") -> "list[Any]":
+    # Iterating a FinderFirstList gives the walk order: copied as it stands.
+    return list.copy(meta_path) if isinstance(meta_path, list) else list(meta_path)

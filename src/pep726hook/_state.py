@@ -29,8 +29,11 @@ Lock rules, cited by number where a lock is taken (as wrapt's importer does):
    child forked while another thread held it would inherit it held by a thread
    that does not exist there and hang in its first ``install()``; taken around
    ``fork()``, as CPython takes its import lock, the child also never sees a
-   half-done ``install()``.  Other locks register a fresh copy for the child
-   with :func:`renew_in_child`.
+   half-done ``install()`` nor a module that ``install()`` was importing.
+   Before that, the fork waits until no other thread imports one of the
+   package's modules (the package's ``__init__``): a child forked meanwhile
+   got that module's import lock held.  Other locks register a fresh copy
+   for the child with :func:`renew_in_child`.
 5. The composed-classes lock (``_composition``) is held for a few dictionary
    operations only, never while a class is composed (rule 1's deadlock
    again), and is reentrant: its weak references' callbacks run whenever a
@@ -48,8 +51,9 @@ and takes that patch over as the installation.
 
 import _thread
 import _weakref
-import os
 import sys
+
+from . import _register_at_fork
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -123,12 +127,11 @@ def _renew_in_child() -> None:
         renew()
 
 
-if hasattr(os, "register_at_fork"):
-    os.register_at_fork(
-        before=_acquire_before_fork,
-        after_in_parent=_release_after_fork_in_parent,
-        after_in_child=_renew_in_child,
-    )
+# Through the package's own fork handler, which first waits for any import of
+# the package's modules another thread runs, then takes this lock: registered
+# with os.register_at_fork while a fork waited for this very module's import,
+# the parent's handler would release a lock it never took.
+_register_at_fork(0, _acquire_before_fork, _release_after_fork_in_parent, _renew_in_child)
 
 
 def _adopt_start_up_patch() -> None:
