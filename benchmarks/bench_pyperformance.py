@@ -404,7 +404,13 @@ def summarise(result: dict[str, Any]) -> None:
 
 
 def run_interpreter(
-    interp: PPInterpreter, benches: list[Bench], rounds: int, keep: str | None, layouts: int = 1
+    interp: PPInterpreter,
+    benches: list[Bench],
+    rounds: int,
+    *,
+    keep: str | None = None,
+    layouts: int = 1,
+    partial: str | None = None,
 ) -> dict[str, Any]:
     started = time.monotonic()
     _KEEP[0] = keep
@@ -428,6 +434,10 @@ def run_interpreter(
             per[state] = {k: sum(r[k] for r in runs[state]) // layouts for k in runs[state][0]}
         result["counts"][bench.name] = per
         result.setdefault("layout_counts", {})[bench.name] = runs
+        if partial:  # what is counted so far survives an interrupted run
+            summarise(result)
+            with open(partial, "w", encoding="utf-8") as file:
+                json.dump(result, file, indent=1)
         print(
             f"{meta['label']:16} {bench.name:26} body {per['off']['body'] / 1e6:8.1f} M"
             + "".join(
