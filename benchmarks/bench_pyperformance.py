@@ -554,9 +554,16 @@ def main(argv: list[str] | None = None) -> int:
     ]
     results = []
     for interp in found:
-        result = run_interpreter(interp, benches, options.wall, options.keep, options.layouts)
         suffix = f"-{options.label}" if options.label else ""
         path = os.path.join(RAW, f"pyperformance-{interp.key}{suffix}.json")
+        result = run_interpreter(
+            interp,
+            benches,
+            options.wall,
+            keep=options.keep,
+            layouts=options.layouts,
+            partial=path,
+        )
         with open(path, "w", encoding="utf-8") as file:
             json.dump(result, file, indent=1)
         print(f"== {result['label']}: {result['seconds'] / 60:.1f} min, wrote {path}", flush=True)
