@@ -421,6 +421,9 @@ def run_interpreter(
     print(f"== {meta['label']}: callgrind sees {MARKER}: {marker}", flush=True)
     result: dict[str, Any] = dict(meta, counts={}, loops={b.name: b.loops for b in benches})
     result["layouts"] = layouts
+    result["run_label"] = os.path.basename(partial or "")[
+        len("pyperformance-") : -len(".json")
+    ].partition("-")[2]
     result["method"] = "marker" if marker else "difference"
     for bench in benches:
         per: dict[str, dict[str, int]] = {}
@@ -462,6 +465,11 @@ def _flag(value: float, bound: float) -> str:
     return f"{value:.3f}" + (" ✅" if value <= bound else " ❌")
 
 
+def _title(result: dict[str, Any]) -> str:
+    run = result.get("run_label")
+    return f"{result['label']} {run}" if run else str(result["label"])
+
+
 def render(results: list[dict[str, Any]]) -> str:
     """Return Markdown tables of *results* (one per interpreter, same label)."""
     lines: list[str] = []
@@ -475,7 +483,7 @@ def render(results: list[dict[str, Any]]) -> str:
         worst = {s: max(ratios, key=lambda n: ratios[n][s]["body"]) for s in ("lib", "on")}
         gm = result["geomean"]
         lines.append(
-            f"| {result['label']} | {len(ratios)} "
+            f"| {_title(result)} | {len(ratios)} "
             f"| {_flag(gm['lib']['body'], 1.01)} "
             f"| {_flag(ratios[worst['lib']]['lib']['body'], 1.03)} ({worst['lib']}) "
             f"| {_flag(gm['on']['body'], 1.01)} "
@@ -484,7 +492,7 @@ def render(results: list[dict[str, Any]]) -> str:
         )
     lines.append("")
     names = [n for n in (b.name for b in BENCHES) if any(n in r["ratios"] for r in results)]
-    header = "| benchmark | loops | " + " | ".join(r["label"] for r in results) + " |"
+    header = "| benchmark | loops | " + " | ".join(_title(r) for r in results) + " |"
     lines.append(
         "Body instructions of `off` (millions) and body ratios lib/off, on/off per benchmark:"
     )
@@ -514,7 +522,7 @@ def render(results: list[dict[str, Any]]) -> str:
             wl = max(wr, key=lambda n: wr[n]["lib"])
             wo = max(wr, key=lambda n: wr[n]["on"])
             lines.append(
-                f"| {r['label']} | {r['wall_geomean']['lib']:.3f} | {r['wall_geomean']['on']:.3f}"
+                f"| {_title(r)} | {r['wall_geomean']['lib']:.3f} | {r['wall_geomean']['on']:.3f}"
                 f" | {wr[wl]['lib']:.3f} ({wl}) | {wr[wo]['on']:.3f} ({wo}) |"
             )
     return "\n".join(lines) + "\n"
@@ -538,7 +546,11 @@ def main(argv: list[str] | None = None) -> int:
         results = []
         for path in options.render:
             with open(path, encoding="utf-8") as file:
-                results.append(json.load(file))
+                result = json.load(file)
+            # pyperformance-<key>[-<label>].json
+            stem = os.path.basename(path)[len("pyperformance-") : -len(".json")]
+            result.setdefault("run_label", stem.partition("-")[2])
+            results.append(result)
         print(render(results), end="")
         return 0
     if options.benchmarks:
