@@ -37,9 +37,11 @@ body ratios to ``off`` <= 1.01 and no benchmark above 1.03.
     python benchmarks/bench_pyperformance.py [--quick] [--only 3.12,3.14] [--wall 3]
     python benchmarks/bench_pyperformance.py --render build/benchmarks/pyperformance-*.json
 
-CPython only (callgrind counts of PyPy's JIT say little).  Runtime on one
-core: about 4 minutes per interpreter with ``--quick`` (9 benchmarks), about
-12 minutes without (17 benchmarks), plus a few minutes for a new venv.
+CPython only (callgrind counts of PyPy's JIT say little).  Runtime: about
+5 minutes of one idle core per interpreter with ``--quick`` (9 benchmarks,
+27 callgrind runs; 25-37 minutes on the shared 2-core machine at a load
+average of 12-16), about 15 minutes without (18 benchmarks; ``pprint`` is a
+third of it), plus a few minutes for a new venv.
 Raw results go to ``build/benchmarks/pyperformance-<key>[-<label>].json``.
 """
 
@@ -133,7 +135,7 @@ BENCHES = (
     Bench("pickle_pure_python", "pickle", 10, args=("--pure-python", "pickle"), quick=True),
     Bench("json_dumps", "json_dumps", 4, quick=True, why="pure-Python encoder paths"),
     Bench("hexiom", "hexiom", 4, quick=True),
-    Bench("typing_runtime_protocols", "typing_runtime_protocols", 4, quick=True),
+    Bench("typing_runtime_protocols", "typing_runtime_protocols", 40, quick=True),
     Bench("float", "float", 1, why="__init__ of many small objects"),
     Bench("nbody", "nbody", 1),
     Bench("chaos", "chaos", 1),
