@@ -728,7 +728,7 @@ def main() -> None:
     parser.add_argument(
         "--pyperformance",
         action="store_true",
-        help="also run bench_pyperformance.py (CPython only, 4-12 minutes each; not for CI)",
+        help="also run bench_pyperformance.py (CPython only, ~5-15 min each on an idle core; not CI)",
     )
     args = parser.parse_args()
     if args.render:
