@@ -725,6 +725,11 @@ def main() -> None:
         action="store_true",
         help="only write docs/benchmarks.md again from the last run's raw results",
     )
+    parser.add_argument(
+        "--pyperformance",
+        action="store_true",
+        help="also run bench_pyperformance.py (CPython only, ~5-15 min each on an idle core; not CI)",
+    )
     args = parser.parse_args()
     if args.render:
         render_again(args.quick)
@@ -758,6 +763,14 @@ def main() -> None:
     text = markdown(results, elapsed, args.quick)
     if failed:
         text += "\nFailed, not in the tables:\n\n" + "".join(f"- {f}\n" for f in failed)
+    if args.pyperformance:
+        tables = os.path.join(RAW, "pyperformance.md")
+        argv = [sys.executable, os.path.join(BENCHMARKS, "bench_pyperformance.py")]
+        argv += ["--markdown-out", tables, *(["--quick"] if args.quick else [])]
+        argv += ["--only", args.only] if args.only else []
+        if subprocess.run(argv, check=False).returncode == 0:
+            with open(tables, encoding="utf-8") as file:
+                text += "\n## Whole-program cost on pyperformance (callgrind)\n\n" + file.read()
     if plotter is not None:
         plot(results, plotter)
         text += "\n![benchmarks](benchmarks.png)\n"
