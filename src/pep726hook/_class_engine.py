@@ -23,12 +23,12 @@ from ._composition import (
     class_for_pickled_name,
     composed_class,
     hook_aware_mixin,
-    is_module,
     lasting_class,
     register_mixin,
     set_class_bypassing_hooks,
     stored_composition,
 )
+from ._state import is_module
 
 # typing is not imported at run time: this module loads during start-up.
 TYPE_CHECKING = False

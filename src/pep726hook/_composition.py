@@ -22,6 +22,7 @@ import _weakref
 import sys
 
 from . import _state
+from ._state import is_module
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -39,17 +40,6 @@ namespace_of: "Callable[[ModuleType], dict[str, Any]]" = vars(ModuleType)["__dic
 set_class_bypassing_hooks: "Callable[[object, str, object], None]" = object.__setattr__
 _module_setattr: "Any" = ModuleType.__setattr__
 _module_delattr: "Any" = ModuleType.__delattr__
-
-
-def is_module(candidate: object) -> "TypeGuard[ModuleType]":
-    """Tell whether *candidate* is a module object, by its real type.
-
-    ``isinstance`` would ask for ``candidate.__class__``, running the
-    ``__getattribute__`` of whatever sits in ``sys.modules``: a lazy-import
-    placeholder that raises there must neither fail install() nor pass for a
-    module.
-    """
-    return issubclass(type(candidate), ModuleType)
 
 
 def hook_of(module: ModuleType, name: str) -> "Any":

@@ -14,13 +14,13 @@ is one table in docs/activation.md, "enable() and the process-wide hook".
 import sys
 
 from . import _state
-from ._composition import is_module
 from ._engines import (
     EngineUnavailableError,
     create_engine,
     requested_engine_name,
     warn_never_failing,
 )
+from ._state import is_module
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

@@ -4,7 +4,7 @@ import _thread
 import sys
 
 from . import _state
-from ._composition import is_module, namespace_of
+from ._composition import namespace_of
 from ._engines import (
     EngineUnavailableError,
     create_engine,
@@ -12,6 +12,7 @@ from ._engines import (
     requested_engine_name,
     upgrades_modules,
 )
+from ._state import is_module
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

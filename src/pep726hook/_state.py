@@ -58,9 +58,11 @@ from . import _register_at_fork
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from types import ModuleType
-    from typing import Any, Callable
+    from typing import Any, Callable, TypeGuard
 
     from ._engines import Engine
+else:
+    ModuleType = type(sys)
 
 # The install lock (rules 1 to 4).  Rebound in a forked child: always read it
 # as ``_state.lock``, never keep a reference.
@@ -77,6 +79,20 @@ opt_in_engine: "Engine | None" = None
 # id(module) -> weak reference to each module that opted in.  A weak table:
 # a library's module lives as long as the program keeps it, not longer.
 _opted_in: "dict[int, Any]" = {}
+
+
+# Here rather than with the class engine's helpers: enable() asks it on the
+# native engine's path, which then never imports the class-composition module.
+def is_module(candidate: object) -> "TypeGuard[ModuleType]":
+    """Tell whether *candidate* is a module object, by its real type.
+
+    ``isinstance`` would ask for ``candidate.__class__``, running the
+    ``__getattribute__`` of whatever sits in ``sys.modules``: a lazy-import
+    placeholder that raises there must neither fail install() nor pass for a
+    module.
+    """
+    return issubclass(type(candidate), ModuleType)
+
 
 
 def register_opt_in(module: "ModuleType") -> None:
