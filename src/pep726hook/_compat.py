@@ -51,15 +51,15 @@ MAIN_HAS_CACHED = VERSION < (3, 15)
 # 3.15 compiles a script and -c code as module "__main__", which is what a
 # `-W error::SyntaxWarning:__main__` filter matches.
 COMPILES_MAIN_AS_A_MODULE = VERSION >= (3, 15)
-# `python -c CODE` honours a PEP 263 coding declaration in CODE on CPython
-# 3.8 and 3.9 and on PyPy; CPython 3.10+ compile the command as the text it is.
-COMMAND_HONOURS_CODING_DECLARATION = VERSION < (3, 10) or not CPYTHON
+# `python -c CODE` honours a PEP 263 coding declaration in CODE on 3.8 and
+# 3.9 (CPython and PyPy); CPython 3.10+ and PyPy 3.11 compile the command as
+# the text it is.
+COMMAND_HONOURS_CODING_DECLARATION = VERSION < (3, 10)
 # CPython 3.13+ put the source of -c code into linecache before running it,
-# so that tracebacks and warnings show its lines: 3.13 under the file name
-# "<string>", 3.14+ under a key of each code object of it (file name,
-# qualified name, first line).
+# so that tracebacks (and, where it is keyed by file name, warnings) show its
+# lines.  How it is keyed changed within 3.13 (3.13.0: the file name "<string>";
+# 3.13.5 and 3.14+: each code object of it), so the runner asks linecache itself.
 COMMAND_SOURCE_IN_LINECACHE = CPYTHON and VERSION >= (3, 13)
-LINECACHE_KEYS_BY_CODE = VERSION >= (3, 14)
 # An uncaught exception is also recorded as sys.last_exc from 3.12 on.
 RECORDS_LAST_EXC = VERSION >= (3, 12)
 # "can't open file 'x.py'": CPython quotes the missing script's name, PyPy does not.

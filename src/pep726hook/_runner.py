@@ -24,7 +24,6 @@ from ._compat import (
     COMMAND_HONOURS_CODING_DECLARATION,
     COMMAND_SOURCE_IN_LINECACHE,
     COMPILES_MAIN_AS_A_MODULE,
-    LINECACHE_KEYS_BY_CODE,
     MAIN_HAS_ANNOTATIONS_DICT,
     MAIN_HAS_CACHED,
     MAIN_PATHS_ARE_ABSOLUTE,
@@ -283,18 +282,21 @@ def _may_name_a_hook(source: str) -> bool:
 def _show_command_lines(source: str, code: "CodeType | str | bytes") -> None:
     """Put -c *source* into linecache as python does, for tracebacks and warnings to show.
 
-    On 3.14+ each code object of the source is a key of its own; given the
-    source not compiled yet (*code* is the source), only the top level is
-    registered now, which costs no compile() (see _prepare_code), and its
-    functions' lines once an exception is reported (Runner.run).
+    Where linecache keys interactive source by code object (3.13.5+ and
+    3.14+: it has ``_interactive_cache``), each code object of the source is a
+    key of its own, and warnings, which look lines up by file name, show none;
+    given the source not compiled yet (*code* is the source), only the top
+    level is registered now, which costs no compile() (see _prepare_code), and
+    its functions' lines once an exception is reported (Runner.run).  Before,
+    the file name "<string>" is the key.
     """
     import linecache
 
     entry = (len(source), None, [line + "\n" for line in source.splitlines()], "<string>")
-    if not LINECACHE_KEYS_BY_CODE:
+    if not hasattr(linecache, "_interactive_cache"):
         linecache.cache["<string>"] = entry
     elif isinstance(code, (str, bytes)):
-        linecache._interactive_cache[("<string>", "<module>", 1)] = entry  # type: ignore[attr-defined]
+        linecache._interactive_cache[("<string>", "<module>", 1)] = entry
     else:
         linecache._register_code(code, source, "<string>")  # type: ignore[attr-defined]
 
