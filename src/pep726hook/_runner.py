@@ -125,7 +125,11 @@ class Runner:
         if COMMAND_HONOURS_CODING_DECLARATION:
             source = self.target.encode("utf-8")
         may_bind_hooks = _may_name_a_hook(self.target)
-        if may_bind_hooks or COMPILES_MAIN_AS_A_MODULE:
+        # Where linecache keys -c source by the file name "<string>" (3.13.0 to
+        # 3.13.4), python compiles before it registers the source: warnings
+        # raised by the compiler show no line, those raised at run time do.
+        compile_first = COMMAND_SOURCE_IN_LINECACHE and not _linecache_keys_by_code()
+        if may_bind_hooks or COMPILES_MAIN_AS_A_MODULE or compile_first:
             from ._runner_source import compile_main
 
             self.code = code = compile_main(source, "<string>")
@@ -279,6 +283,12 @@ def _may_name_a_hook(source: str) -> bool:
     return not source.isascii() or any(name in source for name in _HOOK_NAMES)
 
 
+def _linecache_keys_by_code() -> bool:
+    import linecache
+
+    return hasattr(linecache, "_interactive_cache")
+
+
 def _show_command_lines(source: str, code: "CodeType | str | bytes") -> None:
     """Put -c *source* into linecache as python does, for tracebacks and warnings to show.
 
@@ -293,10 +303,10 @@ def _show_command_lines(source: str, code: "CodeType | str | bytes") -> None:
     import linecache
 
     entry = (len(source), None, [line + "\n" for line in source.splitlines()], "<string>")
-    if not hasattr(linecache, "_interactive_cache"):
+    if not _linecache_keys_by_code():
         linecache.cache["<string>"] = entry
     elif isinstance(code, (str, bytes)):
-        linecache._interactive_cache[("<string>", "<module>", 1)] = entry
+        linecache._interactive_cache[("<string>", "<module>", 1)] = entry  # type: ignore[attr-defined]
     else:
         linecache._register_code(code, source, "<string>")  # type: ignore[attr-defined]
 
