@@ -442,12 +442,12 @@ def venv_engine(request: pytest.FixtureRequest, venv: Venv) -> Iterator[str]:
 
 # CPython 3.13's free-threaded build makes every object that uses deferred
 # reference counting immortal once the process has started its first thread
-# (https://github.com/python/cpython/issues/117696); module objects are such
-# objects, so a module made after that never dies, opted in or not.  3.14
-# finished deferred reference counting and no longer does this.
+# (https://github.com/python/cpython/issues/117783, a stopgap until deferred
+# reference counting was complete, which it is in 3.14); module objects are
+# such objects, so a module made after that never dies, opted in or not.
 IMMORTAL_MODULES_REASON = (
     "module objects made after the first thread started never die on this "
-    "interpreter (https://github.com/python/cpython/issues/117696)"
+    "interpreter (https://github.com/python/cpython/issues/117783)"
 )
 
 
