@@ -16,6 +16,7 @@ helpers for writing modules and running fresh interpreters.
 from __future__ import annotations
 
 import contextlib
+import gc
 import importlib.machinery
 import os
 import shutil
@@ -27,6 +28,8 @@ import sysconfig
 import textwrap
 import threading
 import time
+import types
+import weakref
 from pathlib import Path
 from typing import Callable, Iterator, Mapping, Sequence
 
@@ -435,3 +438,29 @@ def venv_engine(request: pytest.FixtureRequest, venv: Venv) -> Iterator[str]:
     if name not in venv.engines:
         pytest.skip(f"the {name} engine is not available in this interpreter")
     yield name
+
+
+# CPython 3.13's free-threaded build makes every object that uses deferred
+# reference counting immortal once the process has started its first thread
+# (https://github.com/python/cpython/issues/117783, a stopgap until deferred
+# reference counting was complete, which it is in 3.14); module objects are
+# such objects, so a module made after that never dies, opted in or not.
+IMMORTAL_MODULES_REASON = (
+    "module objects made after the first thread started never die on this "
+    "interpreter (https://github.com/python/cpython/issues/117783)"
+)
+
+
+def collect_garbage() -> None:
+    """Collect until weak references to dead objects are cleared (PyPy needs several runs)."""
+    for _ in range(3):
+        gc.collect()
+
+
+def modules_are_immortal() -> bool:
+    """Tell whether a module object made now would outlive its last reference."""
+    probe = types.ModuleType("pep726hook_mortality_probe")
+    reference = weakref.ref(probe)
+    del probe
+    collect_garbage()
+    return reference() is not None

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gc
 import importlib
 import sys
 import textwrap
@@ -10,7 +9,15 @@ from pathlib import Path
 from typing import Iterator
 
 import pytest
-from _venv import ENGINES, EXPECTED_ENGINES, WriteModule, engines_problem
+from _venv import (
+    ENGINES,
+    EXPECTED_ENGINES,
+    IMMORTAL_MODULES_REASON,
+    WriteModule,
+    collect_garbage,
+    engines_problem,
+    modules_are_immortal,
+)
 
 import pep726hook
 from pep726hook import _state
@@ -35,6 +42,7 @@ def _leave_import_state_as_found(tmp_path_factory: pytest.TempPathFactory) -> It
     path = list(sys.path)
     modules_before = set(sys.modules)
     installed_before = pep726hook.is_installed()
+    opted_in_before = {id(module) for module in _state.live_opt_ins()}
     yield
     if not installed_before:
         pep726hook.uninstall()
@@ -52,9 +60,35 @@ def _leave_import_state_as_found(tmp_path_factory: pytest.TempPathFactory) -> It
         # Modules a test opted in with enable() are gone from sys.modules now;
         # uninstall() then also lets their engine (the native patch) go.
         module = None  # the loop above holds the last module it looked at
-        gc.collect()
+        collect_garbage()
         pep726hook.uninstall()
     importlib.invalidate_caches()
+    # An opted-in module a test leaves alive keeps its engine chosen for every
+    # later test (enable() then ignores $PEP726HOOK_ENGINE): fail the test that
+    # leaked it, not a later one.  Where modules cannot die, nothing to report.
+    left = [m for m in _state.live_opt_ins() if id(m) not in opted_in_before]
+    if left and not modules_are_immortal():
+        names = sorted({str(m.__dict__.get("__name__")) for m in left})
+        left = []
+        pytest.fail(f"the test left opted-in modules alive: {', '.join(names)}")
+
+
+@pytest.fixture
+def no_opted_in_module_alive() -> None:
+    """Skip where an opted-in module of an earlier test can never die.
+
+    enable() reads $PEP726HOOK_ENGINE only while no opted-in module is alive.
+    """
+    collect_garbage()
+    if _state.live_opt_ins() and modules_are_immortal():
+        pytest.skip(IMMORTAL_MODULES_REASON)
+
+
+@pytest.fixture
+def mortal_modules(no_opted_in_module_alive: None) -> None:
+    """Skip where a module the test drops would never die."""
+    if modules_are_immortal():
+        pytest.skip(IMMORTAL_MODULES_REASON)
 
 
 @pytest.fixture(params=ENGINES)

@@ -197,7 +197,9 @@ def test_lazily_loaded_module_opts_in_when_its_body_runs(
     assert type(module).__name__ == "module"  # no longer a _LazyModule
 
 
-def test_bad_arguments_are_refused_and_leave_nothing_behind(enable_engine: str) -> None:
+def test_bad_arguments_are_refused_and_leave_nothing_behind(
+    enable_engine: str, no_opted_in_module_alive: None
+) -> None:
     with pytest.raises(TypeError, match="needs a module or its name, not int"):
         pep726hook.enable(42)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match=r"sys\.modules has no module of that name"):
@@ -207,7 +209,7 @@ def test_bad_arguments_are_refused_and_leave_nothing_behind(enable_engine: str) 
 
 
 def test_invalid_engine_variable_warns_and_never_fails_the_import(
-    monkeypatch: pytest.MonkeyPatch, write_module: WriteModule
+    monkeypatch: pytest.MonkeyPatch, write_module: WriteModule, no_opted_in_module_alive: None
 ) -> None:
     monkeypatch.setenv("PEP726HOOK_ENGINE", "fast")
     write_module("badvar", LIBRARY)
@@ -222,6 +224,7 @@ def test_invalid_engine_variable_never_fails_the_import_under_w_error(
     monkeypatch: pytest.MonkeyPatch,
     write_module: WriteModule,
     capsys: pytest.CaptureFixture[str],
+    no_opted_in_module_alive: None,
 ) -> None:
     monkeypatch.setenv("PEP726HOOK_ENGINE", "fast")
     write_module("badvar_w_error", LIBRARY)
@@ -235,7 +238,7 @@ def test_invalid_engine_variable_never_fails_the_import_under_w_error(
 
 @pytest.mark.skipif(NATIVE, reason="the native engine runs here")
 def test_native_engine_variable_where_unavailable_warns_and_uses_class(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, no_opted_in_module_alive: None
 ) -> None:
     monkeypatch.setenv("PEP726HOOK_ENGINE", "native")
     module = types.ModuleType("m")
@@ -337,7 +340,7 @@ def test_class_engine_does_not_downgrade_an_opted_in_module_without_hooks(
 
 
 def test_last_opted_in_module_gone_lets_uninstall_release_the_native_patch(
-    enable_engine: str, library: Callable[[str], Any]
+    enable_engine: str, library: Callable[[str], Any], mortal_modules: None
 ) -> None:
     library("optlib")
     assert _native_patched() == (enable_engine == "native")

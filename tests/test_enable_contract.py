@@ -168,7 +168,9 @@ def test_install_after_enable_takes_the_opted_in_engine_and_refuses_the_other(
 
 
 def test_bad_engine_variable_warns_and_enable_uses_auto(
-    modules: Callable[[str, str], Any], monkeypatch: pytest.MonkeyPatch
+    modules: Callable[[str, str], Any],
+    monkeypatch: pytest.MonkeyPatch,
+    no_opted_in_module_alive: None,
 ) -> None:
     monkeypatch.setenv("PEP726HOOK_ENGINE", "steam")
     with pytest.warns(RuntimeWarning, match="using the 'auto' engine"):
@@ -178,7 +180,7 @@ def test_bad_engine_variable_warns_and_enable_uses_auto(
 
 
 def test_last_opted_in_module_gone_releases_its_engine(
-    opt_in_engine: str, modules: Callable[[str, str], Any]
+    opt_in_engine: str, modules: Callable[[str, str], Any], mortal_modules: None
 ) -> None:
     opted = modules("opted", OPTED_IN)
     assert _state.opt_in_engine is not None
