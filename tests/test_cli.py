@@ -171,8 +171,10 @@ def test_first_line_through_head_as_python_help(venv: Venv, tree: Path, case: st
     argv, word = OWN_OUTPUT[case]
     if argv[0] == "scan" and not has_scan(venv):
         pytest.skip("pep726hook._scan is not part of this build")
-    python = venv.run(["bash", "-c", 'python --help | head -1; echo "status ${PIPESTATUS[0]}"'])
-    assert python.stdout.splitlines()[-1] == "status 0" and python.stderr == "", describe(python)
+    # Not compared with `python --help | head -1` run here: whether head has
+    # gone before python's last write is a race, and python then dies of
+    # SIGPIPE (141) where it otherwise exits 0.  Ours ends quietly with the
+    # status of a reader that stayed, whichever way the race goes.
     line = " ".join(command(venv, ["pep726hook", *argv]))
     # Unbuffered, each write of ours reaches the pipe on its own: the case
     # where head had gone before a later write came.
