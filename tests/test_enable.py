@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gc
 import importlib
 import importlib.util
 import sys
@@ -17,6 +16,7 @@ from _venv import (
     ENGINES,
     Venv,
     WriteModule,
+    collect_garbage,
     describe,
     join_or_fail,
     our_finders,
@@ -82,7 +82,7 @@ def _forget(*names: str) -> None:
     """Drop modules, collect them, and let uninstall() release what they held."""
     for name in names:
         sys.modules.pop(name, None)
-    gc.collect()
+    collect_garbage()
     pep726hook.uninstall()
 
 

@@ -9,7 +9,6 @@ once per engine this interpreter has, and checks hooks by real stores.
 
 from __future__ import annotations
 
-import gc
 import importlib
 import subprocess
 import sys
@@ -17,7 +16,7 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 import pytest
-from _venv import clean_env, describe, write
+from _venv import clean_env, collect_garbage, describe, write
 
 import pep726hook
 from pep726hook import _state
@@ -67,7 +66,7 @@ def modules(write_module: Callable[..., Path]) -> Iterator[Callable[[str, str], 
     yield make
     for name in made:
         sys.modules.pop(name, None)
-    gc.collect()
+    collect_garbage()
 
 
 def _hooked(module: Any, name: str) -> bool:
@@ -150,7 +149,7 @@ def test_enable_uses_the_engine_of_the_process_wide_hook(
         assert _hooked(opted, "x")
         del opted
         sys.modules.pop(f"opted_{name}")
-        gc.collect()
+        collect_garbage()
         pep726hook.uninstall()
 
 
@@ -186,7 +185,7 @@ def test_last_opted_in_module_gone_releases_its_engine(
     assert _state.opt_in_engine is not None
     del opted
     sys.modules.pop("opted")
-    gc.collect()
+    collect_garbage()
     pep726hook.uninstall()  # what lets a gone opt-in's engine go
     assert _state.opt_in_engine is None
     if opt_in_engine == "native":

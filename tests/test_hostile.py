@@ -9,7 +9,6 @@ run.  Nothing here asserts on timing.
 from __future__ import annotations
 
 import copy
-import gc
 import importlib
 import importlib.abc
 import importlib.util
@@ -23,7 +22,14 @@ import weakref
 from typing import Any
 
 import pytest
-from _venv import ENGINES, HANG_LIMIT, WriteModule, join_or_fail, run_fresh_python
+from _venv import (
+    ENGINES,
+    HANG_LIMIT,
+    WriteModule,
+    collect_garbage,
+    join_or_fail,
+    run_fresh_python,
+)
 
 import pep726hook
 
@@ -363,7 +369,7 @@ def _skip_unless_classes_are_freed() -> None:
     # Free-threaded 3.13 makes classes immortal once a second thread has run
     # (deferred reference counting; 3.14 frees them): nothing to measure there.
     control = weakref.ref(type("Control", (types.ModuleType,), {}))
-    gc.collect()
+    collect_garbage()
     if control() is not None:
         pytest.skip("this interpreter does not free classes without pep726hook either")
 
@@ -392,7 +398,7 @@ def _assert_assigned_classes_are_freed(module: types.ModuleType, prefix: str) ->
         freed.append(weakref.ref(type(module)))
     module.__class__ = types.ModuleType
     del dynamic
-    gc.collect()
+    collect_garbage()
     assert [ref for ref in freed if ref() is not None] == []
     assert pep726hook.is_upgraded(module)
 
@@ -412,7 +418,7 @@ def test_classes_composed_for_upgraded_modules_are_freed_after_uninstall(
             freed.append(weakref.ref(type(module)))
     assert type(module) is dynamic
     del module, dynamic
-    gc.collect()
+    collect_garbage()
     assert [ref for ref in freed if ref() is not None] == []
 
 
@@ -524,7 +530,7 @@ def test_opted_in_module_classes_pickle_by_reference(engine: str) -> None:
         if type(module) is not types.ModuleType:
             _assert_pickles_by_reference(type(module))
     del module
-    gc.collect()
+    collect_garbage()
 
 
 class _PicklableOwn(types.ModuleType):
@@ -590,7 +596,7 @@ print("ok")
     result = run_fresh_python(child, timeout=HANG_LIMIT)
     assert result.stdout == "ok\n", result.stderr
     del opted
-    gc.collect()
+    collect_garbage()
 
 
 def test_upgraded_module_objects_pickle_as_plain_ones_do(
