@@ -1,9 +1,10 @@
 """The parsing half of ``pep726hook scan``: decode, parse and read syntax trees.
 
-:func:`analyse_source` parses a whole file and reports its module-level hooks
-and ``__class__`` workarounds; :func:`analyse_statements` parses only the
-statements :func:`~pep726hook._scan._filter.plan_parse` picked out.  Nothing is
-compiled to bytecode or executed.
+:func:`analyse` parses a whole file and reports its module-level hooks and
+``__class__`` workarounds, or parses only the statements
+:func:`~pep726hook._scan._filter.plan_parse` picked out.  Each file is decoded
+and parsed at most once, and its tree walked as little as the findings need.
+Nothing is compiled to bytecode or executed.
 """
 
 from __future__ import annotations
@@ -59,12 +60,12 @@ def _decode(data: bytes) -> tuple[str, str]:
         raise Unparsable(f"cannot decode: unknown encoding {encoding}") from None
 
 
-def parse_source(data: bytes, path: str) -> tuple[ast.Module, list[str]]:
-    """The syntax tree and lines of *data*, or :class:`Unparsable` with the reason."""
+def parse_source(data: bytes, path: str) -> ast.Module:
+    """The syntax tree of *data*, or :class:`Unparsable` with the reason."""
     return _parse_text(decode_source(data), path)
 
 
-def _parse_text(text: str, path: str) -> tuple[ast.Module, list[str]]:
+def _parse_text(text: str, path: str) -> ast.Module:
     # A syntax tree is many small objects and no cycles: collections triggered
     # while building one cost more than the parse itself on big files.
     gc_was_enabled = gc.isenabled()
@@ -81,7 +82,7 @@ def _parse_text(text: str, path: str) -> tuple[ast.Module, list[str]]:
     finally:
         if gc_was_enabled:
             gc.enable()
-    return tree, text.splitlines()
+    return tree
 
 
 # --------------------------------------------------------------------------- analysis
@@ -283,25 +284,37 @@ class _Install(NamedTuple):
 class _Analysis:
     """The findings of one parsed module."""
 
-    def __init__(self, tree: ast.Module, lines: list[str], module: str) -> None:
+    def __init__(self, tree: ast.Module, text: str, module: str) -> None:
         self.tree = tree
-        self.lines = lines
+        self.text = text
+        self._lines: list[str] | None = None
         self.module = module
         self.classes: dict[str, ast.ClassDef] = {}
         self.module_classes: set[str] = set()
         self.self_aliases: set[str] = set()
-        self.looks_at_frames = any(
-            "_getframe" in line or "currentframe" in line or "f_globals" in line for line in lines
-        )
+        # Searched once in the whole text rather than line by line: none of
+        # these names spans a line break.
+        self.looks_at_frames = "_getframe" in text or "currentframe" in text or "f_globals" in text
+        self._facts_of: dict[str, ClassFacts] = {}
 
     def source_line(self, lineno: int) -> str:
-        text = self.lines[lineno - 1].strip() if 0 < lineno <= len(self.lines) else ""
+        # Only lines that get reported are needed: split the text on first use.
+        if self._lines is None:
+            self._lines = self.text.splitlines()
+        lines = self._lines
+        text = lines[lineno - 1].strip() if 0 < lineno <= len(lines) else ""
         return text if len(text) <= 100 else text[:97] + "..."
 
     def findings(self) -> Found:
-        """Every finding in the module."""
-        result = self.hooks()
+        """Every finding in the module.
+
+        One walk over the module-level statements finds the hook bindings and
+        learns the classes and the names bound to the module itself; only a
+        module that defines a class is walked further, once.
+        """
+        result: Found = []
         for stmt in _top_level(self.tree.body):
+            result.extend(self._hooks_of(stmt))
             if isinstance(stmt, ast.ClassDef):
                 self.classes[stmt.name] = stmt
                 if any(_is_module_type_base(b, self.module_classes) for b in stmt.bases):
@@ -315,15 +328,13 @@ class _Analysis:
 
     def hooks(self) -> Found:
         """Module-level bindings of the hook names."""
-        found = []
-        for stmt in _top_level(self.tree.body):
-            for kind in map(_HOOK_KINDS.get, _bound_names(stmt)):
-                if kind is not None:
-                    cost = getattr_read_cost() if kind == "module_getattr" else None
-                    found.append(
-                        Item(stmt.lineno, kind, self.source_line(stmt.lineno), read_cost=cost)
-                    )
-        return found
+        return [item for stmt in _top_level(self.tree.body) for item in self._hooks_of(stmt)]
+
+    def _hooks_of(self, stmt: ast.stmt) -> Iterator[Item]:
+        for kind in map(_HOOK_KINDS.get, _bound_names(stmt)):
+            if kind is not None:
+                cost = getattr_read_cost() if kind == "module_getattr" else None
+                yield Item(stmt.lineno, kind, self.source_line(stmt.lineno), read_cost=cost)
 
     # ---- what a module is, in an expression
 
@@ -472,6 +483,13 @@ class _Analysis:
     # ---- what an installed class does
 
     def _facts(self, name: str) -> ClassFacts:
+        # A class installed at several places is looked at once.
+        facts = self._facts_of.get(name)
+        if facts is None:
+            facts = self._facts_of[name] = self._class_facts(name)
+        return facts
+
+    def _class_facts(self, name: str) -> ClassFacts:
         overrides: list[str] = []
         getters: list[str] = []
         flags = {"getattribute": False, "getattr": False, "dict": False, "deprecation": False}
@@ -548,7 +566,7 @@ class _Analysis:
     # ---- findings
 
     def _workarounds(self) -> Iterator[Item]:
-        opted_in = any("pep726hook.enable(" in line for line in self.lines)
+        opted_in = "pep726hook.enable(" in self.text
         reported: set[tuple[str, str | None]] = set()
         for scope in _scopes(self.tree.body):
             for install in self._installs(scope):
@@ -637,17 +655,40 @@ def _is_none(node: ast.expr) -> bool:
     return isinstance(node, ast.Constant) and node.value is None
 
 
-def analyse_source(data: bytes, path: str, module: str) -> Found:
-    """Parse all of *data* and return its findings.
+class Analysed(NamedTuple):
+    """The findings of one file, and its syntax tree when the whole file was parsed."""
 
-    Raises :class:`Unparsable` when the file cannot be decoded or parsed.
+    found: Found
+    #: None when only the statements around the hook names were parsed.
+    tree: ast.Module | None
+
+
+def analyse(
+    data: bytes,
+    path: str,
+    module: str,
+    hook_lines: list[int] | None = None,
+    index: Index | None = None,
+) -> Analysed:
+    """The findings of *data*: of the statements around *hook_lines*, or of the whole file.
+
+    With *hook_lines* (from :func:`~pep726hook._scan._filter.plan_parse`), only
+    the top-level statements that contain those lines are parsed, each alone,
+    unless one's extent is uncertain; then, as without *hook_lines*, the whole
+    file is parsed, once.  The file is decoded once either way.  Raises
+    :class:`Unparsable` when the file cannot be decoded or parsed.
     """
-    tree, lines = parse_source(data, path)
-    return _Analysis(tree, lines, module).findings()
+    text, encoding = _decode(data)
+    if hook_lines is not None:
+        found = _statement_findings(data, encoding, hook_lines, path, index)
+        if found is not None:
+            return Analysed(found, None)
+    tree = _parse_text(text, path)
+    return Analysed(_Analysis(tree, text, module).findings(), tree)
 
 
-def analyse_statements(
-    data: bytes, hook_lines: list[int], path: str, index: Index | None = None
+def _statement_findings(
+    data: bytes, encoding: str, hook_lines: list[int], path: str, index: Index | None
 ) -> Found | None:
     """Findings of the top-level statements that contain *hook_lines*, parsed alone.
 
@@ -655,10 +696,8 @@ def analyse_statements(
     of a large environment fast: most files with a hook name have just a
     small ``def __getattr__`` to confirm.  Returns None when a statement's
     extent is uncertain (it does not parse alone, or may start inside a
-    string); the caller then parses the whole file.  Raises
-    :class:`Unparsable` when the file cannot be decoded.
+    string); the caller then parses the whole file.
     """
-    _, encoding = _decode(data)
     if index is None:
         index = Index(data)
     spans = dict.fromkeys(statement_span(data, line) for line in hook_lines)
@@ -670,10 +709,10 @@ def analyse_statements(
         chunk_encoding = "utf-8" if encoding == "utf-8-sig" and start else encoding
         try:
             chunk = data[start:end].decode(chunk_encoding)
-            tree, lines = _parse_text(chunk, path)
+            tree = _parse_text(chunk, path)
         except (UnicodeDecodeError, Unparsable):
             return None
         offset = data.count(b"\n", 0, start)
-        analysis = _Analysis(tree, lines, "")
+        analysis = _Analysis(tree, chunk, "")
         found.extend(item._replace(line=item.line + offset) for item in analysis.hooks())
     return found

@@ -107,14 +107,15 @@ def _expressions(stmt: ast.AST) -> Iterator[ast.AST]:
                 yield from ast.walk(item)
 
 
-def calls(tree: ast.Module, source: SourceFile, helper: Helper, lines: set[int]) -> Iterator[int]:
-    """Lines of the calls of *helper* in *tree*, the module of *source*.
+def calls(
+    statements: list[ast.AST], source: SourceFile, helper: Helper, lines: set[int]
+) -> Iterator[int]:
+    """Lines of the calls of *helper* in *statements* (all those of the module of *source*).
 
     Only statements that span one of *lines* (where the bytes show the name
     followed by a parenthesis) have their expressions walked: walking every
     node of a large module costs several times its parse.
     """
-    statements = list(_statements(tree.body))
     functions, modules = _bindings(statements, source, helper)
     if not functions and not modules:
         return
@@ -223,6 +224,24 @@ def _words(data: bytes, name: bytes) -> Iterator[int]:
         position = data.find(name, end)
 
 
+def importers(files: Iterable[SourceFile], found: list[Helper]) -> list[SourceFile]:
+    """The *files* that :func:`may_import` one of *found*.
+
+    Files of one distribution share the answer: it is worked out once per
+    distribution, not once per file.
+    """
+    known: dict[tuple[str | None, bool, frozenset[str]], bool] = {}
+    kept = []
+    for source in files:
+        key = (source.distribution, source.stdlib, source.requires)
+        answer = known.get(key)
+        if answer is None:
+            answer = known[key] = any(may_import(source, helper) for helper in found)
+        if answer:
+            kept.append(source)
+    return kept
+
+
 def may_import(source: SourceFile, helper: Helper) -> bool:
     """Whether *source* can import *helper*'s module, by the distributions' metadata.
 
@@ -255,21 +274,52 @@ def find_callers(
         if not mentions(reader.buffer, names, length):
             continue
         data = reader.data(length)
-        candidates = [(want.helper, want.lines(data, source)) for want in wanted]
-        candidates = [(helper, lines) for helper, lines in candidates if lines]
+        # A helper's own module was searched in the first pass (:func:`own_calls`).
+        others = [want for want in wanted if want.helper.finding.path != source.path]
+        candidates = _candidates(others, data, source)
         if not candidates:
             continue
         try:
-            tree, _ = parse_source(data, source.path)
+            tree = parse_source(data, source.path)
         except Unparsable:
             continue  # already reported by the first pass, if it mattered there
-        for helper, lines in candidates:
-            for line in calls(tree, source, helper, lines):
-                new.append(_call_finding(source, line, helper))
-                callers.setdefault(helper.finding, []).append(
-                    Related("caller", source.path, line, source.module, source.distribution)
-                )
+        _add_calls(tree, source, candidates, new, callers)
     return new, callers
+
+
+def own_calls(
+    tree: ast.Module, data: bytes, source: SourceFile, found: list[Helper]
+) -> tuple[list[Finding], dict[Finding, list[Related]]]:
+    """What :func:`find_callers` finds for *found* in their own module, whose tree is at hand."""
+    new: list[Finding] = []
+    callers: dict[Finding, list[Related]] = {}
+    candidates = _candidates([_Wanted(helper) for helper in found], data, source)
+    _add_calls(tree, source, candidates, new, callers)
+    return new, callers
+
+
+def _candidates(
+    wanted: list[_Wanted], data: bytes, source: SourceFile
+) -> list[tuple[Helper, set[int]]]:
+    """The helpers *data* may call, each with the lines where it may."""
+    found = [(want.helper, want.lines(data, source)) for want in wanted]
+    return [(helper, lines) for helper, lines in found if lines]
+
+
+def _add_calls(
+    tree: ast.Module,
+    source: SourceFile,
+    candidates: list[tuple[Helper, set[int]]],
+    new: list[Finding],
+    callers: dict[Finding, list[Related]],
+) -> None:
+    statements = list(_statements(tree.body))  # once for all the helpers
+    for helper, lines in candidates:
+        for line in calls(statements, source, helper, lines):
+            new.append(_call_finding(source, line, helper))
+            callers.setdefault(helper.finding, []).append(
+                Related("caller", source.path, line, source.module, source.distribution)
+            )
 
 
 def _call_finding(source: SourceFile, line: int, helper: Helper) -> Finding:

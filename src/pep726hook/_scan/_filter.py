@@ -133,7 +133,7 @@ def plan_parse(data: bytes, index: Index | None = None, module: str | None = Non
     classes that the file never installs on itself.  *module* is the file's
     dotted module name, when known: ``sys.modules["that.name"] = C()`` is the
     only string key that installs on the module itself.  *index* may be shared
-    with :func:`~pep726hook._scan._analysis.analyse_statements`.  What it
+    with :func:`~pep726hook._scan._analysis.analyse`.  What it
     cannot rule out is left to the parser: the whole file when a workaround is
     possible (that needs the class and its installation together), otherwise
     just the top-level statements around the possible hook bindings.

@@ -145,33 +145,10 @@ def scan_file(
     of the names is parsed whole; the findings are the same (tests check that),
     but syntax errors anywhere in those files are reported.
     """
-    if reader is None:
-        reader = _Reader(1 << 16)
-    try:
-        length = reader.read(source.path)
-    except OSError as exc:
-        return [], Skipped(source.path, f"cannot read: {exc.strerror or exc}"), False
-    buffer = reader.buffer
-    if not (has_token(buffer, length) if thorough else may_matter(buffer, length)):
-        return [], None, False
-    data = reader.data(length)
-    index = Index(data)
-    plan = ParsePlan(True, []) if thorough else plan_parse(data, index, source.module)
-    if not plan.whole_file and not plan.hook_lines:
-        return [], None, False
-    # Few files get this far.  Importing the parser (ast, tokenize) only now
-    # keeps it off the start-up path, and forked workers import it in parallel.
-    from ._analysis import Unparsable, analyse_source, analyse_statements
-
-    try:
-        found = None
-        if not plan.whole_file:
-            found = analyse_statements(data, plan.hook_lines, source.path, index)
-        if found is None:
-            found = analyse_source(data, source.path, source.module)
-    except Unparsable as exc:
-        return [], Skipped(source.path, str(exc)), True
-    return [_finding(source, item) for item in found], None, True
+    results = _Results()
+    results.scan_one(source, thorough, reader or _Reader(1 << 16))
+    skipped = results.skipped[0] if results.skipped else None
+    return results.findings, skipped, bool(results.parsed)
 
 
 def _finding(source: SourceFile, item: Item) -> Finding:
@@ -212,7 +189,8 @@ class _Results:
         self.parsed = 0
         #: Numbers of the chunks scanned, in a process that shares the work.
         self.chunks: list[int] = []
-        #: For the pass that looks for calls: each helper's finding -> its callers.
+        #: ``helper_call`` findings, and each helper's finding -> its callers.
+        self.calls: list[Finding] = []
         self.callers: dict[Finding, list[Related]] = {}
 
     def scan(self, files: Iterable[SourceFile], work: _Work, reader: _Reader) -> None:
@@ -220,15 +198,48 @@ class _Results:
             from ._callers import find_callers
 
             calls, callers = find_callers(files, list(work.helpers), reader)
-            self.findings.extend(calls)
+            self.calls.extend(calls)
             self._add_callers(callers)
             return
         for source in files:
-            found, skip, was_parsed = scan_file(source, work.thorough, reader)
-            self.findings.extend(found)
-            if skip is not None:
-                self.skipped.append(skip)
-            self.parsed += was_parsed
+            self.scan_one(source, work.thorough, reader)
+
+    def scan_one(self, source: SourceFile, thorough: bool, reader: _Reader) -> None:
+        """Scan one file (see :func:`scan_file`) and add what it found."""
+        try:
+            length = reader.read(source.path)
+        except OSError as exc:
+            self.skipped.append(Skipped(source.path, f"cannot read: {exc.strerror or exc}"))
+            return
+        buffer = reader.buffer
+        if not (has_token(buffer, length) if thorough else may_matter(buffer, length)):
+            return
+        data = reader.data(length)
+        index = Index(data)
+        plan = ParsePlan(True, []) if thorough else plan_parse(data, index, source.module)
+        if not plan.whole_file and not plan.hook_lines:
+            return
+        # Few files get this far.  Importing the parser (ast, tokenize) only now
+        # keeps it off the start-up path, and forked workers import it in parallel.
+        from ._analysis import Unparsable, analyse
+
+        self.parsed += 1
+        hook_lines = None if plan.whole_file else plan.hook_lines
+        try:
+            analysed = analyse(data, source.path, source.module, hook_lines, index)
+        except Unparsable as exc:
+            self.skipped.append(Skipped(source.path, str(exc)))
+            return
+        found = [_finding(source, item) for item in analysed.found]
+        self.findings.extend(found)
+        if analysed.tree is not None and any(f.kind == "helper_workaround" for f in found):
+            # The calls of a helper in its own module are found in the tree at
+            # hand: the pass that looks for callers then need not parse it again.
+            from ._callers import helpers, own_calls
+
+            calls, callers = own_calls(analysed.tree, data, source, helpers(found))
+            self.calls.extend(calls)
+            self._add_callers(callers)
 
     def _add_callers(self, callers: dict[Finding, list[Related]]) -> None:
         for finding, related in callers.items():
@@ -239,6 +250,7 @@ class _Results:
         self.skipped.extend(other.skipped)
         self.parsed += other.parsed
         self.chunks.extend(other.chunks)
+        self.calls.extend(other.calls)
         self._add_callers(other.callers)
 
 
@@ -400,7 +412,7 @@ def scan_files(
         progress.close()
     findings = result.findings
     if any(f.kind == "helper_workaround" for f in findings):
-        findings = _with_callers(findings, list(unique.values()), jobs)
+        findings = _with_callers(result, list(unique.values()), jobs)
     findings = sorted(
         findings,
         key=lambda f: (
@@ -415,30 +427,27 @@ def scan_files(
     return ScanResult(_python_description(), len(unique), result.parsed, skipped, findings)
 
 
-def _with_callers(
-    findings: list[Finding], files: list[SourceFile], jobs: int | None
-) -> list[Finding]:
-    """*findings* with a ``helper_call`` finding per call of an installing helper.
+def _with_callers(first: _Results, files: list[SourceFile], jobs: int | None) -> list[Finding]:
+    """The findings of *first* with a ``helper_call`` finding per call of an installing helper.
 
-    Only scans that found such a helper pay for this second pass, over the
-    files that can import one (shared between processes only with ``jobs``).
+    The first pass found the calls in each helper's own module.  Only scans
+    that found such a helper pay for this second pass, over the files that
+    can import one (shared between processes only with ``jobs``).
     """
-    from ._callers import helpers, may_import
+    from ._callers import helpers, importers
 
-    found = helpers(findings)
-    files = [f for f in files if any(may_import(f, helper) for helper in found)]
-    if not found or not files:
-        return findings
-    # A byte search in each file and a few parses: less than forking costs,
-    # unless asked for.
-    result = _scan_all(files, _Work(helpers=tuple(found)), jobs or 1, _Progress(0))
+    found = helpers(first.findings)
+    files = importers(files, found) if found else []
+    if files:
+        # A byte search in each file and a few parses: less than forking costs,
+        # unless asked for.
+        first.add(_scan_all(files, _Work(helpers=tuple(found)), jobs or 1, _Progress(0)))
+    callers = first.callers
     updated = [
-        f._replace(related=f.related + tuple(sorted(result.callers[f], key=_place)))
-        if f in result.callers
-        else f
-        for f in findings
+        f._replace(related=f.related + tuple(sorted(callers[f], key=_place))) if f in callers else f
+        for f in first.findings
     ]
-    return updated + result.findings
+    return updated + first.calls
 
 
 def _place(related: Related) -> tuple[str, int]:
