@@ -138,11 +138,11 @@ def plan_parse(data: bytes, index: Index | None = None, module: str | None = Non
     possible (that needs the class and its installation together), otherwise
     just the top-level statements around the possible hook bindings.
     """
-    if _may_install_own_class(data, module):
-        return ParsePlan(True, [])
-    lines: list[int] = []
     if index is None:
         index = Index(data)
+    if _may_install_own_class(index, module):
+        return ParsePlan(True, [])
+    lines: list[int] = []
     for start, end in _hook_names(data):
         if (
             _may_bind_at_top_level(data, start, end)
@@ -182,13 +182,16 @@ def _follows_dot(data: bytes, position: int) -> bool:
     return before >= 0 and data[before] == 0x2E
 
 
-def _may_install_own_class(data: bytes, module: str | None = None) -> bool:
-    """Whether *data* may install one of its classes on itself with overrides to report.
+def _may_install_own_class(index: Index, module: str | None = None) -> bool:
+    """Whether the file of *index* may install one of its classes on itself.
+
+    Only classes with overrides to report count.
 
     The checks run cheapest and most selective first: most files that get
     here never index ``X.modules``, or only install a class they do not
     define (``mock.__class__ = int``), or spell the workaround only in text.
     """
+    data = index.data
     indexed = any(
         _follows_dot(data, position) and _INDEXED_RE.match(data, position + 7)
         for position in _occurrences(data, b"modules")
@@ -199,7 +202,6 @@ def _may_install_own_class(data: bytes, module: str | None = None) -> bool:
     if not indexed:
         # Without X.modules[...], only a helper can install a class: on a module
         # it is given, as its __class__, so a ModuleType subclass.
-        index = Index(data)
         module_classes = {
             match.group(1)
             for match in _MODULE_CLASS_RE.finditer(data)
@@ -213,7 +215,6 @@ def _may_install_own_class(data: bytes, module: str | None = None) -> bool:
             return False
         # The analysis knows the classes of the module's top level (and of its
         # top-level if/try blocks), not those made in a function or class body.
-        index = Index(data)
         if not any(
             name in names and not _inside_class_or_def(index, start)
             for start, name in _CLASS_LINES.starts(data)
