@@ -220,24 +220,48 @@ def _site_directories() -> set[Path]:
     return {Path(directory).resolve() for directory in directories}
 
 
+def fresh_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The environment of a fresh interpreter of this environment, plus *extra*.
+
+    The child imports the pep726hook under test (from ``PACKAGE_ROOT``) and
+    none of the hook's variables of our environment.
+    """
+    env = clean_env()
+    if PACKAGE_ROOT not in _site_directories():
+        env["PYTHONPATH"] = str(PACKAGE_ROOT)  # a source tree, say: found only this way
+    env.update(extra or {})
+    return env
+
+
 def run_fresh_python(
     code: str, *args: str, timeout: float = TIMEOUT
 ) -> subprocess.CompletedProcess[str]:
     """Run dedented *code* with *args* in a fresh interpreter of this environment.
 
-    The child imports the pep726hook under test (from ``PACKAGE_ROOT``) and
-    none of the hook's variables of our environment.  For races, deadlocks and
-    crashes: a hang costs *timeout*, never the test session.
+    See :func:`fresh_env`.  For races, deadlocks and crashes: a hang costs
+    *timeout*, never the test session.
     """
-    env = clean_env()
-    if PACKAGE_ROOT not in _site_directories():
-        env["PYTHONPATH"] = str(PACKAGE_ROOT)  # a source tree, say: found only this way
     return subprocess.run(
         [sys.executable, "-c", textwrap.dedent(code), *args],
         check=False,
         capture_output=True,
         text=True,
-        env=env,
+        env=fresh_env(),
+        timeout=timeout,
+    )
+
+
+def run_fresh_script(
+    directory: Path, env: Mapping[str, str] | None = None, timeout: float = TIMEOUT
+) -> subprocess.CompletedProcess[str]:
+    """Run ``python main.py`` in *directory*, as a user would; *env* adds to :func:`fresh_env`."""
+    return subprocess.run(
+        [sys.executable, "main.py"],
+        cwd=directory,
+        check=False,
+        capture_output=True,
+        text=True,
+        env=fresh_env(env),
         timeout=timeout,
     )
 

@@ -99,6 +99,14 @@ def engine(request: pytest.FixtureRequest) -> Iterator[str]:
         yield name
 
 
+@pytest.fixture(params=ENGINES)
+def opt_in_engine(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Each engine, as the one enable() chooses, through $PEP726HOOK_ENGINE (its only input)."""
+    name: str = request.param
+    monkeypatch.setenv("PEP726HOOK_ENGINE", name)
+    return name
+
+
 @pytest.fixture
 def busy_switching() -> Iterator[None]:
     """Switch threads as often as possible, to shake out races."""

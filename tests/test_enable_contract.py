@@ -10,47 +10,28 @@ once per engine this interpreter has, and checks hooks by real stores.
 from __future__ import annotations
 
 import importlib
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
 import pytest
-from _venv import clean_env, collect_garbage, describe, write
+from _venv import (
+    ENGINES,
+    RECORDING_MODULE,
+    collect_garbage,
+    describe,
+    run_fresh_script,
+    write,
+)
 
 import pep726hook
 from pep726hook import _state
 
-ENGINES = pep726hook.available_engines()
-
-# A module opting itself in: every store it sees is logged, then done.
-OPTED_IN = """
-log = []
-
-def __setattr__(name, value):
-    log.append(name)
-    globals()[name] = value
-
-import pep726hook
-pep726hook.enable(__name__)
-"""
+# A module opting itself in: every store it sees is recorded, then done.
+OPTED_IN = RECORDING_MODULE + "\nimport pep726hook\npep726hook.enable(__name__)\n"
 
 # A module that defines hooks but never opts in.
-OTHER = """
-log = []
-
-def __setattr__(name, value):
-    log.append(name)
-    globals()[name] = value
-"""
-
-
-@pytest.fixture(params=ENGINES)
-def opt_in_engine(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
-    """The engine enable() chooses, through $PEP726HOOK_ENGINE (its only input)."""
-    name: str = request.param
-    monkeypatch.setenv("PEP726HOOK_ENGINE", name)
-    return name
+OTHER = RECORDING_MODULE
 
 
 @pytest.fixture
@@ -71,10 +52,10 @@ def modules(write_module: Callable[..., Path]) -> Iterator[Callable[[str, str], 
 
 def _hooked(module: Any, name: str) -> bool:
     """Store *name* on *module*; tell whether its hook saw the store."""
-    before = len(module.log)
+    before = len(module.calls)
     setattr(module, name, 1)
     assert getattr(module, name) == 1
-    return module.log[before:] == [name]
+    return module.calls[before:] == [name]
 
 
 def test_enable_alone_hooks_the_opted_in_module_and_no_other(
@@ -215,13 +196,7 @@ def __setattr__(name, value):
 import pep726hook
 pep726hook.enable(__name__)
 """
-OTHER_PROGRAM = """
-calls = []
-
-def __setattr__(name, value):
-    calls.append(name)
-    globals()[name] = value
-"""
+OTHER_PROGRAM = RECORDING_MODULE
 MAIN = """
 import pep726hook{install}
 import other, lib_a
@@ -237,15 +212,7 @@ def test_example_program_prints_the_same_under_every_engine(
     write(tmp_path / "lib_a.py", LIB_A)
     write(tmp_path / "other.py", OTHER_PROGRAM)
     write(tmp_path / "main.py", MAIN.format(install="; pep726hook.install()" * with_install))
-    result = subprocess.run(
-        [sys.executable, "main.py"],
-        cwd=tmp_path,
-        env={**clean_env(), "PEP726HOOK_ENGINE": opt_in_engine},
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=120,
-    )
+    result = run_fresh_script(tmp_path, {"PEP726HOOK_ENGINE": opt_in_engine})
     assert result.returncode == 0, describe(result)
     expected = f"['y'] {opt_in_engine}" if with_install else "[] None"
     assert result.stdout == expected + "\n", describe(result)

@@ -8,14 +8,13 @@ implementation; the class engine's own frame must not count.
 from __future__ import annotations
 
 import inspect
-import subprocess
 import sys
 import warnings
 from pathlib import Path
 from typing import Callable
 
 import pytest
-from _venv import Venv, clean_env, describe, write
+from _venv import Venv, describe, run_fresh_script, write
 
 import pep726hook
 
@@ -110,14 +109,6 @@ def test_deprecation_is_shown_under_default_filters_for_main(
     assert "pep726hook" not in result.stderr
 
 
-@pytest.fixture(params=pep726hook.available_engines())
-def opt_in_engine(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
-    """The engine enable() chooses, through $PEP726HOOK_ENGINE (its only input)."""
-    name: str = request.param
-    monkeypatch.setenv("PEP726HOOK_ENGINE", name)
-    return name
-
-
 OPTED_IN_WARNING_MODULE = WARNING_MODULE + "\nimport pep726hook\npep726hook.enable(__name__)\n"
 
 
@@ -156,15 +147,7 @@ def test_deprecation_from_a_hook_is_shown_under_default_filters_for_main(
     write(tmp_path / "old.py", source)
     install = "import pep726hook; pep726hook.install()\n" if route == "install" else ""
     write(tmp_path / "main.py", install + "import old\nold.x = 1\ndel old.x\n")
-    result = subprocess.run(
-        [sys.executable, "main.py"],
-        cwd=tmp_path,
-        env={**clean_env(), "PEP726HOOK_ENGINE": opt_in_engine},
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=120,
-    )
+    result = run_fresh_script(tmp_path, {"PEP726HOOK_ENGINE": opt_in_engine})
     assert result.returncode == 0, describe(result)
     first = 3 if route == "install" else 2
     assert f"main.py:{first}: DeprecationWarning: set x" in result.stderr, describe(result)
