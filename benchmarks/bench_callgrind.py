@@ -54,6 +54,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from _shared import HOOKED_SOURCE, UNHOOKED_SOURCE, callgrind
+
 HERE = Path(__file__).resolve().parent
 STARTUP_FILES = ("pep726hook.pth", "pep726hook.start", "_pep726hook_startup.py")
 OTHER_PTH = "aaa_other_package.pth"
@@ -75,27 +77,6 @@ def _environment(extra: dict[str, str] | None = None) -> dict[str, str]:
     }
     env.update(extra or {})
     return env
-
-
-def callgrind(argv: list[str], env: dict[str, str], cwd: str) -> int:
-    """Return the number of instructions *argv* executes, counted by callgrind."""
-    with tempfile.TemporaryDirectory(prefix="pep726hook-cg-") as tmp:
-        out = os.path.join(tmp, "callgrind.out")
-        completed = subprocess.run(
-            ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", *argv],
-            env=env,
-            cwd=cwd,
-            capture_output=True,
-            text=True,
-            check=False,
-        )
-        if completed.returncode != 0:
-            raise RuntimeError(f"{argv} under callgrind failed:\n{completed.stderr[-2000:]}")
-        with open(out, encoding="utf-8") as file:
-            for line in file:
-                if line.startswith(("summary:", "totals:")):
-                    return int(line.split()[1])
-    raise RuntimeError("callgrind wrote no totals")
 
 
 def median_count(argv: list[str], env: dict[str, str], cwd: str, repeat: int) -> list[int]:
@@ -165,15 +146,6 @@ def startup_counts(wheel: Path, repeat: int) -> dict[str, list[int]]:
 
 # --- stores ---------------------------------------------------------------
 
-HOOKED_SOURCE = """
-_store = {}
-x = 1
-def __setattr__(name, value):
-    _store[name] = value
-def __delattr__(name):
-    _store.pop(name, None)
-"""
-UNHOOKED_SOURCE = "x = 1\n"
 STATEMENTS = {
     "read": "m.x",
     "unhooked-write": "m.x = value",

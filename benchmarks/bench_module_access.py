@@ -39,6 +39,7 @@ import types
 from typing import Any, Callable
 
 import pyperf
+from _shared import HOOKED_SOURCE, UNHOOKED_SOURCE
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 if importlib.util.find_spec("pep726hook") is None:  # run_all.py installs it in a venv
@@ -47,16 +48,6 @@ if importlib.util.find_spec("pep726hook") is None:  # run_all.py installs it in 
 INNER = 10
 ModuleType = types.ModuleType
 
-# A real module would define its hooks at top level, reading its own globals.
-HOOKED_SOURCE = """
-_store = {}
-x = 1
-def __setattr__(name, value):
-    _store[name] = value
-def __delattr__(name):
-    _store.pop(name, None)
-"""
-UNHOOKED_SOURCE = "x = 1\n"
 # The mpmath case: a guard against ``mp.dps = 50``, other names stored as usual.
 LIBRARY_HOOK_SOURCE = """
 x = 1

@@ -23,11 +23,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
-import tempfile
 
-from bench_store_instructions import count_instructions
+from _shared import per_iteration
 
 STATES = ("plain", "optin", "wide")
 WORKLOADS = ("object-init", "int-add", "super-init", "object-setattr")
@@ -88,14 +86,7 @@ def object_setattr(loops):
 
 def per_call(state: str, workload: str, seed: str = "0") -> float:
     """Return the instructions one call of *workload* costs in *state*."""
-    with tempfile.TemporaryDirectory() as tmp:
-        script = os.path.join(tmp, "worker.py")
-        with open(script, "w", encoding="utf-8") as file:
-            file.write(WORKER)
-        config = f"{state}:{workload}"
-        short = count_instructions(script, config, SHORT, seed)
-        long = count_instructions(script, config, LONG, seed)
-    return (long - short) / ((LONG - SHORT) * CALLS_PER_LOOP)
+    return per_iteration(WORKER, f"{state}:{workload}", (SHORT, LONG), CALLS_PER_LOOP, seed)
 
 
 def main() -> None:

@@ -5,10 +5,10 @@ which pyperf cannot resolve on a shared, loaded machine; valgrind's callgrind
 counts the instructions instead.  Each configuration runs twice in a fresh
 interpreter under callgrind, with two loop counts; the difference of the two
 totals divided by the extra stores is the cost of one store, start-up and
-import cancelled out.  Both runs use the same ``PYTHONHASHSEED`` (0 unless
-``--hash-seed`` says otherwise): the probe sequence of the hook key's miss in
-the module dict depends on it, and so does the count; neither writes
-bytecode caches, which only the first would otherwise pay for.
+import cancelled out (``_shared.per_iteration``).  Both runs use the same
+``PYTHONHASHSEED`` (0 unless ``--hash-seed`` says otherwise): the probe
+sequence of the hook key's miss in the module dict depends on it, and so does
+the count.
 
 Configurations: ``plain`` (no pep726hook, a module without hooks),
 ``native`` (the native engine installed, a module without hooks),
@@ -29,11 +29,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import re
-import subprocess
 import sys
-import tempfile
+
+from _shared import per_iteration
 
 CONFIGS = (
     "plain",
@@ -80,43 +78,9 @@ run(module, loops)
 """
 
 
-def count_instructions(script: str, config: str, loops: int, seed: str = "0") -> int:
-    """Instructions callgrind counts for ``python script config loops``."""
-    # Without bytecode writes, both runs compile the same modules: the first
-    # run to import pep726hook would otherwise pay for writing its .pyc files.
-    env = dict(os.environ, PYTHONHASHSEED=seed, PYTHONDONTWRITEBYTECODE="1")
-    with tempfile.TemporaryDirectory() as tmp:
-        out = os.path.join(tmp, "callgrind.out")
-        result = subprocess.run(
-            [
-                "valgrind",
-                "--tool=callgrind",
-                f"--callgrind-out-file={out}",
-                sys.executable,
-                script,
-                config,
-                str(loops),
-            ],
-            capture_output=True,
-            text=True,
-            check=True,
-            env=env,
-        )
-    match = re.search(r"Collected\s*:\s*(\d+)", result.stderr)
-    if match is None:
-        raise RuntimeError(f"no instruction count from callgrind:\n{result.stderr}")
-    return int(match.group(1))
-
-
 def per_store(config: str, seed: str = "0") -> float:
     """Return the instructions one ``m.x = v`` costs under *config*."""
-    with tempfile.TemporaryDirectory() as tmp:
-        script = os.path.join(tmp, "worker.py")
-        with open(script, "w", encoding="utf-8") as file:
-            file.write(WORKER)
-        short = count_instructions(script, config, SHORT, seed)
-        long = count_instructions(script, config, LONG, seed)
-    return (long - short) / ((LONG - SHORT) * STORES_PER_LOOP)
+    return per_iteration(WORKER, config, (SHORT, LONG), STORES_PER_LOOP, seed)
 
 
 def main() -> None:

@@ -1,0 +1,69 @@
+"""What several benchmarks share: callgrind instruction counts and the modules they store into.
+
+Imported by the ``bench_*.py`` scripts of this directory (Python puts a
+script's directory first on ``sys.path``); not a benchmark itself.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+from typing import Mapping
+
+# A module with hooks, defined at top level and reading its own globals as a
+# real module's would; and one without.
+HOOKED_SOURCE = """
+_store = {}
+x = 1
+def __setattr__(name, value):
+    _store[name] = value
+def __delattr__(name):
+    _store.pop(name, None)
+"""
+UNHOOKED_SOURCE = "x = 1\n"
+
+
+def callgrind(argv: list[str], env: Mapping[str, str], cwd: str | None = None) -> int:
+    """Return the number of instructions *argv* executes, counted by callgrind."""
+    with tempfile.TemporaryDirectory(prefix="pep726hook-cg-") as tmp:
+        out = os.path.join(tmp, "callgrind.out")
+        completed = subprocess.run(
+            ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", *argv],
+            env=env,
+            cwd=cwd,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        if completed.returncode != 0:
+            raise RuntimeError(f"{argv} under callgrind failed:\n{completed.stderr[-2000:]}")
+        with open(out, encoding="utf-8") as file:
+            for line in file:
+                if line.startswith(("summary:", "totals:")):
+                    return int(line.split()[1])
+    raise RuntimeError("callgrind wrote no totals")
+
+
+def per_iteration(
+    worker: str, config: str, loops: tuple[int, int], per_loop: int, seed: str = "0"
+) -> float:
+    """Instructions of one operation of ``python WORKER CONFIG LOOPS``, start-up cancelled out.
+
+    *worker* (the source of a script) runs in a fresh interpreter under
+    callgrind twice, with the two loop counts of *loops*; each loop iteration
+    does *per_loop* operations.  The difference of the two totals divided by
+    the extra operations is the cost of one.  Both runs use the same
+    ``PYTHONHASHSEED`` (*seed*): a dict's probe sequence, and so the count,
+    depends on it.  Neither writes bytecode caches, which only the first
+    would otherwise pay for.
+    """
+    env = dict(os.environ, PYTHONHASHSEED=seed, PYTHONDONTWRITEBYTECODE="1")
+    short, long = loops
+    with tempfile.TemporaryDirectory() as tmp:
+        script = os.path.join(tmp, "worker.py")
+        with open(script, "w", encoding="utf-8") as file:
+            file.write(worker)
+        counts = [callgrind([sys.executable, script, config, str(n)], env) for n in loops]
+    return (counts[1] - counts[0]) / ((long - short) * per_loop)
