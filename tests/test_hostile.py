@@ -25,6 +25,7 @@ import pytest
 from _venv import (
     ENGINES,
     HANG_LIMIT,
+    RECORDING_MODULE,
     WriteModule,
     collect_garbage,
     join_or_fail,
@@ -82,15 +83,7 @@ def test_hook_defined_in_the_body_is_called_by_later_stores_in_the_body(
 ) -> None:
     # PEP 726's body-time example: the hook works from its definition on.
     write_module(
-        "hostile_body_time",
-        """
-        import sys
-        calls = []
-        def __setattr__(name, value):
-            calls.append(name)
-            globals()[name] = value
-        sys.modules[__name__].x = 1
-        """,
+        "hostile_body_time", RECORDING_MODULE + "import sys\nsys.modules[__name__].x = 1\n"
     )
     module = importlib.import_module("hostile_body_time")
     assert module.calls == ["x"]
@@ -447,20 +440,12 @@ class _FrontFinder:
         return importlib.machinery.PathFinder.find_spec(fullname, path)
 
 
-RECORDING_HOOK = """
-calls = []
-def __setattr__(name, value):
-    calls.append(name)
-    globals()[name] = value
-"""
-
-
 def test_modules_served_by_a_finder_inserted_in_front_after_install_get_hooks(
     engine: str, write_module: WriteModule
 ) -> None:
-    write_module("hostile_front_first", RECORDING_HOOK)
+    write_module("hostile_front_first", RECORDING_MODULE)
     write_module(
-        "hostile_front_later", RECORDING_HOOK + "import sys\nsys.modules[__name__].x = 1\n"
+        "hostile_front_later", RECORDING_MODULE + "import sys\nsys.modules[__name__].x = 1\n"
     )
     write_module("hostile_front_unrelated", "")
     front = _FrontFinder("hostile_front_first", "hostile_front_later")
@@ -483,7 +468,7 @@ def test_modules_served_by_a_finder_inserted_in_front_after_install_get_hooks(
 def test_hook_aware_module_class_pickles_by_reference(write_module: WriteModule) -> None:
     # ModuleType itself cannot be pickled (builtins has no 'module'); the class
     # engine's stand-in can, under the name it shows.
-    write_module("hostile_pickled", RECORDING_HOOK)
+    write_module("hostile_pickled", RECORDING_MODULE)
     with pep726hook.install("class"):
         module = importlib.import_module("hostile_pickled")
         assert pickle.loads(pickle.dumps(type(module))) is type(module)
