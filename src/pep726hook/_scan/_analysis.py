@@ -700,7 +700,7 @@ def _statement_findings(
     """
     if index is None:
         index = Index(data)
-    spans = dict.fromkeys(statement_span(data, line) for line in hook_lines)
+    spans = dict.fromkeys(statement_span(index, line) for line in hook_lines)
     found: Found = []
     for span in spans:
         if span is None or not index.is_code(span[0]):

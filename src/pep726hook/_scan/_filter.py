@@ -332,6 +332,13 @@ class _LineStarts:
         for match in self._after_newline.finditer(data):
             yield match.start() + 1, match.group(1)
 
+    def all_starts(self, data: bytes) -> list[int]:
+        """Start of every matching line, in order."""
+        starts = [match.start() + 1 for match in self._after_newline.finditer(data)]
+        if self._first_line.match(data):
+            starts.insert(0, 0)
+        return starts
+
     def captures(self, data: bytes) -> list[bytes]:
         """Group 1 of every matching line (the pattern must have one)."""
         groups: list[bytes] = self._after_newline.findall(data)
@@ -395,6 +402,26 @@ class Index:
         self._is_code: dict[int, bool] = {}
         self._text_starts: list[int] | None = None
         self._text_ends: list[int] = []
+        self._column0_asked = False
+        self._column0_starts: list[int] | None = None
+
+    def column0_before(self, end: int) -> int:
+        """Start of the last line before *end* that begins at column 0 (see ``_COLUMN0``), or -1.
+
+        The first question is answered by a search back from *end*, which
+        usually looks at a few lines.  A file asked again (several hook names,
+        a statement's extent) has the starts of all such lines listed, once,
+        and answered from that list: the searches back from each position
+        would otherwise look at the same lines again, all of a long statement's.
+        """
+        starts = self._column0_starts
+        if starts is None:
+            if not self._column0_asked:
+                self._column0_asked = True
+                return _COLUMN0.last_before(self.data, end)
+            starts = self._column0_starts = _COLUMN0.all_starts(self.data)
+        index = bisect.bisect_left(starts, end) - 1
+        return starts[index] if index >= 0 else -1
 
     def is_code(self, position: int) -> bool:
         """Whether *position* is outside string literals and comments.
@@ -433,7 +460,7 @@ def _inside_class_or_def(index: Index, start: int) -> bool:
     indent, _ = _indent_width(data, line_start)
     if indent == 0:
         return False
-    owner = _COLUMN0.last_before(data, line_start)
+    owner = index.column0_before(line_start)
     if owner >= 0 and _BODY_STATEMENT_RE.match(data, owner):
         return index.is_code(owner)
     end = line_start
@@ -478,12 +505,13 @@ def _outside_triple_quotes(data: bytes, position: int) -> bool:
     return data.count(b'"""', 0, position) % 2 == 0 and data.count(b"'''", 0, position) % 2 == 0
 
 
-def statement_span(data: bytes, line_start: int) -> tuple[int, int] | None:
-    """Byte range of the top-level statement holding the line at *line_start*."""
-    start = _COLUMN0.last_before(data, line_start + 1)
+def statement_span(index: Index, line_start: int) -> tuple[int, int] | None:
+    """Byte range of the top-level statement holding the line at *line_start* of *index*'s file."""
+    data = index.data
+    start = index.column0_before(line_start + 1)
     # else/elif/except/finally continue a compound statement begun further up.
     while start > 0 and _CONTINUATION_RE.match(data, start):
-        earlier = _COLUMN0.last_before(data, start)
+        earlier = index.column0_before(start)
         if earlier < 0:
             break
         start = earlier
