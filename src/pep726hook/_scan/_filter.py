@@ -201,13 +201,17 @@ def _may_install_own_class(index: Index, module: str | None = None) -> bool:
     names = _installed_names(data, module)
     if not indexed:
         # Without X.modules[...], only a helper can install a class: on a module
-        # it is given, as its __class__, so a ModuleType subclass.
-        module_classes = {
+        # it is given, as its __class__, so a ModuleType subclass.  Only the
+        # classes it may install need their place in the file checked.
+        if names is not None and not names:
+            return False
+        installed = names
+        names = {
             match.group(1)
             for match in _MODULE_CLASS_RE.finditer(data)
-            if not _inside_class_or_def(index, match.start())
+            if (installed is None or match.group(1) in installed)
+            and not _inside_class_or_def(index, match.start())
         }
-        names = module_classes if names is None else names & module_classes
     if names is not None:
         if not names:
             return False
