@@ -342,6 +342,42 @@ def test_fstrings_that_nest_their_quotes(tmp_path: Path) -> None:
     assert [(f.line, f.kind) for f in fast.findings] == [(6, "module_getattr")]
 
 
+def test_hook_names_in_the_text_of_one_line_strings_are_not_parsed(
+    tmp_path: Path, find_implementation: str
+) -> None:
+    # A long literal whose text spells a hook binding (pydoc_data's topics)
+    # would otherwise be parsed whole, as the statement around the name.
+    fast, thorough = fast_and_thorough(
+        tmp_path,
+        """\
+        TOPICS = {
+            'setattr': 'def __setattr__(self, name, value):\\n'
+                       "    __dir__ = list  # not code\\n",
+        }
+        """,
+    )
+    assert fast.findings == thorough.findings == []
+    assert fast.parsed_files == 0
+
+
+def test_hook_bindings_after_strings_on_their_line_are_found(
+    tmp_path: Path, find_implementation: str
+) -> None:
+    # Quotes are paired from the start of the line: a closed string before a
+    # binding does not hide it, and a line that the line before continues
+    # with a backslash (a string may go on onto it) is left to the parser.
+    fast, thorough = fast_and_thorough(
+        tmp_path,
+        """\
+        x = 'a'; __dir__ = list
+        s = 'abc\\
+        def'; __getattr__ = len
+        """,
+    )
+    assert fast.findings == thorough.findings
+    assert [(f.line, f.kind) for f in fast.findings] == [(1, "module_dir"), (3, "module_getattr")]
+
+
 def test_fast_path_agrees_with_thorough_on_stdlib(find_implementation: str) -> None:
     """The byte-level pre-filter may only skip work: same findings as parsing everything."""
     files = list(_scan.tree_files(_scan.stdlib_root(), prune_site=True))

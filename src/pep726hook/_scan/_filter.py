@@ -304,7 +304,41 @@ def _may_bind_at_top_level(data: bytes, start: int, end: int) -> bool:
     prefix = data[line_start:start]
     hash_at = prefix.find(b"#")
     # A "#" after a quote might be inside a string, so only a plain one marks a comment.
-    return hash_at < 0 or b"'" in prefix[:hash_at] or b'"' in prefix[:hash_at]
+    if hash_at >= 0 and b"'" not in prefix[:hash_at] and b'"' not in prefix[:hash_at]:
+        return False
+    return not _in_text_of_its_line(data, line_start, prefix)
+
+
+def _in_text_of_its_line(data: bytes, line_start: int, prefix: bytes) -> bool:
+    """Whether the line beginning with *prefix* surely goes on inside a comment or a string.
+
+    Quotes are paired from the start of the line, so only plain lines are
+    judged: none with a backslash or a triple quote before the name, nor one
+    that the line before continues with a backslash (a string may go on onto
+    it); other lines get False, "not known".  A line that is itself inside a
+    triple-quoted string is text whatever the answer.  This is what keeps a
+    hook name in the text of a long literal (the ``topics`` dict of
+    ``pydoc_data``) from making the whole literal be parsed.
+    """
+    if b"'" not in prefix and b'"' not in prefix:
+        return False
+    if b"\\" in prefix or b"'''" in prefix or b'"""' in prefix:
+        return False
+    before = line_start - 2  # the byte before the line's newline
+    if before >= 0 and data[before] == 0x0D:
+        before -= 1
+    if before >= 0 and data[before] == 0x5C:
+        return False
+    quote = 0
+    for byte in prefix:
+        if not quote:
+            if byte in (0x22, 0x27):
+                quote = byte
+            elif byte == 0x23:
+                return True  # a comment
+        elif byte == quote:
+            quote = 0
+    return quote != 0
 
 
 def _indent_width(data: bytes, line_start: int) -> tuple[int, int]:
