@@ -23,6 +23,24 @@ def __delattr__(name):
     _store.pop(name, None)
 """
 UNHOOKED_SOURCE = "x = 1\n"
+# PEP 726's "Existing Options": the hand-written workaround the engines are
+# compared with (bench_module_access.py has the same class as code).
+WORKAROUND_SOURCE = """
+class Workaround(types.ModuleType):
+    def __setattr__(self, name, value):
+        hook = self.__dict__.get("__setattr__")
+        if hook is not None:
+            hook(name, value)
+            return
+        super().__setattr__(name, value)
+
+    def __delattr__(self, name):
+        hook = self.__dict__.get("__delattr__")
+        if hook is not None:
+            hook(name)
+            return
+        super().__delattr__(name)
+"""
 
 
 def callgrind(argv: list[str], env: Mapping[str, str], cwd: str | None = None) -> int:

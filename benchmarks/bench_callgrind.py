@@ -54,7 +54,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from _shared import HOOKED_SOURCE, UNHOOKED_SOURCE, callgrind
+from _shared import HOOKED_SOURCE, UNHOOKED_SOURCE, WORKAROUND_SOURCE, callgrind
 
 HERE = Path(__file__).resolve().parent
 STARTUP_FILES = ("pep726hook.pth", "pep726hook.start", "_pep726hook_startup.py")
@@ -164,28 +164,13 @@ OPERATIONS: dict[str, tuple[str, ...]] = {
 # The counted process: ``python -S -c WORKER SITE CONFIG OPERATION LOOPS BODY``.
 # ``-S`` and no imports beyond ``types`` keep its start-up (which the empty
 # loop cancels anyway) and so callgrind's run short.
-_WORKER_BODY = r"""
+_WORKER_HEAD = r"""
 import sys, types
 from itertools import repeat
 site, config, operation, loops, body = sys.argv[1:]
 sys.path.append(site)
-
-class Workaround(types.ModuleType):
-    # PEP 726's "Existing Options", as in bench_module_access.py.
-    def __setattr__(self, name, value):
-        hook = self.__dict__.get("__setattr__")
-        if hook is not None:
-            hook(name, value)
-            return
-        super().__setattr__(name, value)
-
-    def __delattr__(self, name):
-        hook = self.__dict__.get("__delattr__")
-        if hook is not None:
-            hook(name)
-            return
-        super().__delattr__(name)
-
+"""
+_WORKER_BODY = r"""
 hooked = operation != "unhooked-write" and config != "plain"
 if config in ("class", "native"):
     import pep726hook
@@ -201,6 +186,8 @@ namespace["run"](int(loops), module)
 """
 WORKER = (
     f"HOOKED = {HOOKED_SOURCE!r}\nUNHOOKED = {UNHOOKED_SOURCE!r}\nSTATEMENTS = {STATEMENTS!r}\n"
+    + _WORKER_HEAD
+    + WORKAROUND_SOURCE
     + _WORKER_BODY
 )
 

@@ -31,7 +31,7 @@ import argparse
 import json
 import sys
 
-from _shared import per_iteration
+from _shared import WORKAROUND_SOURCE, per_iteration
 
 CONFIGS = (
     "plain",
@@ -45,19 +45,12 @@ CONFIGS = (
 SHORT, LONG = 2_000, 12_000
 STORES_PER_LOOP = 10
 
-WORKER = """
+_WORKER_HEAD = """
 import sys, types
 config, loops = sys.argv[1], int(sys.argv[2])
 HOOKED = "_store = {}\\ndef __setattr__(name, value):\\n    _store[name] = value\\n"
-
-class Workaround(types.ModuleType):
-    def __setattr__(self, name, value):
-        hook = self.__dict__.get("__setattr__")
-        if hook is not None:
-            hook(name, value)
-            return
-        super().__setattr__(name, value)
-
+"""
+_WORKER_BODY = """
 if config.startswith("native"):
     import pep726hook
     pep726hook.install("native")
@@ -76,6 +69,7 @@ def run(m, loops):
 
 run(module, loops)
 """
+WORKER = _WORKER_HEAD + WORKAROUND_SOURCE + _WORKER_BODY
 
 
 def per_store(config: str, seed: str = "0") -> float:
