@@ -93,6 +93,8 @@ NATIVE_SOURCES = [
         "patch",
         "store",
         "opt_in",
+        "weak_table",
+        "deprecations",
         "descriptor",
         "hookless_cache",
         "call_guard",

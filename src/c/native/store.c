@@ -234,15 +234,15 @@ hooked_setattro_general(PyObject *self, PyObject *name, PyObject *value)
     return PyObject_GenericSetAttr(self, name, value);
 }
 
-/* What the slot holds: the store of a non-dunder str name on an exact
+/* The store of a non-dunder str name on an exact
  * ModuleType, which decides the cost of the patch on every module, in as few
  * instructions as it can be done exactly; everything else, and
  * every module with a hook, goes to hooked_setattro_general().  The namespace
  * is read through tp_dictoffset, public and fixed for ModuleType (md_dict;
  * NULL for a module made by ModuleType.__new__ alone on 3.8, which the general
  * path handles). */
-int
-hooked_setattro(PyObject *self, PyObject *name, PyObject *value)
+static inline int
+store_core(PyObject *self, PyObject *name, PyObject *value)
 {
     if (Py_TYPE(self) != &PyModule_Type || value == NULL || !PyUnicode_CheckExact(name)) {
         return hooked_setattro_general(self, name, value);
@@ -278,6 +278,24 @@ hooked_setattro(PyObject *self, PyObject *name, PyObject *value)
         return PyDict_SetItem(dict, name, value);
     }
     return PyObject_GenericSetAttr(self, name, value);
+}
+
+int
+ordinary_setattro(PyObject *self, PyObject *name, PyObject *value)
+{
+    return store_core(self, name, value);
+}
+
+/* The slot: a module with a deprecation table goes to deprecated_setattro()
+ * (which takes ordinary_setattro() for the store itself); while no module
+ * has one, that costs the common store one load and one branch. */
+int
+hooked_setattro(PyObject *self, PyObject *name, PyObject *value)
+{
+    if (deprecations.count != 0 && weak_table_find(&deprecations, self) != NULL) {
+        return deprecated_setattro(self, name, value);
+    }
+    return store_core(self, name, value);
 }
 
 static int
