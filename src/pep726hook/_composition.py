@@ -139,20 +139,24 @@ def _skipped_by_warnings(function: "Any") -> None:
     )
 
 
-def _end_deprecation(module: ModuleType, name: str) -> "Any":
-    """Warn for a store or deletion of a deprecated *name* and end its deprecation.
+def _warn_deprecated(module: ModuleType, name: str) -> "Any":
+    """Warn for a store or deletion of a deprecated *name*; return (table, entry) or None.
 
-    Returns (table, entry) to put back if the store fails, or None.  Called
-    by the hook-aware ``__setattr__``/``__delattr__`` only: warnings skip
-    their frame, so stacklevel 2 is the line that stored or deleted.
+    Called by the hook-aware ``__setattr__``/``__delattr__`` only: warnings
+    skip their frame, so stacklevel 2 is the line that stored or deleted.
     """
     deprecation = _deprecation_entry(module, name)
-    if deprecation is None:
-        return None
-    _warnings.warn(deprecation[1][1], deprecation[1][2], 2)
-    if deprecation[0].pop(name, None) is None:
-        return None  # another thread ended it meanwhile
+    if deprecation is not None:
+        _warnings.warn(deprecation[1][1], deprecation[1][2], 2)
     return deprecation
+
+
+def _end_deprecation(deprecation: "Any", name: str) -> None:
+    # Only the entry that warned: another thread may have deprecated the
+    # name anew meanwhile.
+    table, entry = deprecation
+    if table.get(name) is entry:
+        table.pop(name, None)
 
 
 def _restore_value(module: ModuleType, name: str, value: object) -> bool:
@@ -188,14 +192,15 @@ def hook_aware_mixin(home: str, doc: str, class_for: "Callable[[type, ModuleType
     """
 
     def __setattr__(self: ModuleType, name: str, value: "Any") -> None:
-        # A deprecated name: warn (the caller's line), end the deprecation,
-        # then the ordinary store; if that fails, the deprecation is back.
-        deprecation = _end_deprecation(self, name)
-        try:
-            hook = hook_of(self, "__setattr__")
-            if hook is not NO_HOOK and not (name == "__class__" and _lazy_loader_is_storing()):
-                hook(name, value)
-                return
+        # A deprecated name: warn (the caller's line), store as usual, then
+        # end the deprecation.  In that order, another thread's read finds
+        # the name in the table or in the namespace, never in neither; a
+        # failing store leaves the deprecation as it was.
+        deprecation = _warn_deprecated(self, name)
+        hook = hook_of(self, "__setattr__")
+        if hook is not NO_HOOK and not (name == "__class__" and _lazy_loader_is_storing()):
+            hook(name, value)
+        else:
             if (
                 name == "__class__"
                 and issubclass(type(value), type)
@@ -210,16 +215,16 @@ def hook_aware_mixin(home: str, doc: str, class_for: "Callable[[type, ModuleType
                 # store as that class's generic path would.
                 store = _module_setattr.__get__(self)
             store(name, value)
-        except BaseException:
-            if deprecation is not None:
-                deprecation[0].setdefault(name, deprecation[1])
-            raise
+        if deprecation is not None:
+            _end_deprecation(deprecation, name)
 
     def __delattr__(self: ModuleType, name: str) -> None:
-        # A deprecated name: warn, end the deprecation and put the value back
-        # in the namespace for the ordinary deletion; undo both if that fails.
-        deprecation = _end_deprecation(self, name)
+        # A deprecated name: warn, put the value in the namespace, end the
+        # deprecation, delete as usual; if that fails, undo both.
+        deprecation = _warn_deprecated(self, name)
         restored = deprecation is not None and _restore_value(self, name, deprecation[1][0])
+        if deprecation is not None:
+            _end_deprecation(deprecation, name)
         try:
             hook = hook_of(self, "__delattr__")
             if hook is not NO_HOOK:
@@ -232,9 +237,9 @@ def hook_aware_mixin(home: str, doc: str, class_for: "Callable[[type, ModuleType
             delete(name)
         except BaseException:
             if deprecation is not None:
+                deprecation[0].setdefault(name, deprecation[1])
                 if restored:
                     _unrestore_value(self, name, deprecation[1][0])
-                deprecation[0].setdefault(name, deprecation[1])
             raise
 
     _skipped_by_warnings(__setattr__)
