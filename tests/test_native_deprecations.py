@@ -248,7 +248,9 @@ def test_a_module_that_dies_is_forgotten(native: Any, mortal_modules: None) -> N
     # deprecating.
     fresh = [ModuleType(f"fresh{i}") for i in range(200)]
     assert all(_native.deprecations_of(m) is None for m in fresh)
-    assert sys.getrefcount(table) == 2
+    # Only our local holds the table now (counted against one held the same way).
+    control: dict[str, Any] = {}
+    assert sys.getrefcount(table) == sys.getrefcount(control)
 
 
 def test_many_modules_and_some_deaths_keep_the_table_right(
