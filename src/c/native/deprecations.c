@@ -17,6 +17,10 @@
  * deletion puts its value back in the namespace first), then takes the
  * ordinary store path, and all of that is undone if the store fails. */
 #include "native.h"
+#if !HAS_FRAME_ACCESSORS
+/* 3.8's frame struct (f_code). */
+#  include <frameobject.h>
+#endif
 
 static PyObject *forget_deprecating(PyObject *self, PyObject *ref);
 static PyMethodDef forget_deprecating_def = {"_forget_deprecating", forget_deprecating, METH_O,
