@@ -109,8 +109,108 @@ is_fromlist_probe(void)
 
 /* ---- reads ---- */
 
-/* The original slot failed: a table name is read with a warning, anything
- * else fails as it did.  Out of line, so that the hit path pays nothing. */
+/* Interned "__getattr__", made with the first table, kept for the runtime. */
+static PyObject *getattr_key = NULL;
+
+/* The read of table name *name*, whose entry *item* the caller holds: warn
+ * (unless this is the import system's probe) and return the value. */
+static PyObject *
+serve_entry(PyObject *name, PyObject *item)
+{
+    PyObject *found, *category;
+    const char *message;
+    if (unpack_entry(name, item, &found, &message, &category) < 0 ||
+        (!is_fromlist_probe() && PyErr_WarnEx(category, message, 1) < 0)) {
+        return NULL;
+    }
+    /* The entry, which the caller holds, kept it alive through the warning. */
+    Py_INCREF(found);
+    return found;
+}
+
+/* The entry for *name* in *module*'s table (new reference), NULL if none
+ * (or with an exception: a key's __eq__ may raise, or change the tables,
+ * which is why the table is held meanwhile). */
+static PyObject *
+find_entry(weak_entry *entry, PyObject *name)
+{
+    PyObject *table = entry->value;
+    Py_INCREF(table);
+    PyObject *item = PyUnicode_Check(name) ? PyDict_GetItemWithError(table, name) : NULL;
+    Py_XINCREF(item);
+    Py_DECREF(table);
+    return item;
+}
+
+/* The original slot failed with *module*, which has a table, and *item*
+ * (held, or NULL) is the entry for *name*: a table name is read with a
+ * warning, anything else fails as it did. */
+static PyObject *
+read_after_miss(PyObject *name, PyObject *item)
+{
+    if (item == NULL || !PyErr_ExceptionMatches(PyExc_AttributeError)) {
+        return NULL;
+    }
+    PyErr_Clear();
+    return serve_entry(name, item);
+}
+
+#if DEPRECATION_NAME_FIRST
+/* A read on a module with a table.  The module's specialised reads never get
+ * here; the others pay one dict lookup first.  A table name is served
+ * without the original slot's miss (which formats an AttributeError, about
+ * two thirds of the cost of such a read) when nothing could answer before
+ * the table: an exact module (no class attributes), a non-dunder name,
+ * no such key in the namespace, no PEP 562 __getattr__. */
+static Py_NO_INLINE PyObject *
+deprecating_module_getattro(weak_entry *entry, PyObject *self, PyObject *name)
+{
+    PyObject *item = find_entry(entry, name);
+    if (item == NULL) {
+        return PyErr_Occurred() ? NULL : original_getattro(self, name);
+    }
+    PyObject *result;
+    int direct = 0;
+    PyObject *dict = Py_TYPE(self) == &PyModule_Type && !is_dunder_name(name)
+                         ? PyModule_GetDict(self)
+                         : NULL;
+    if (dict != NULL) {
+        direct = PyDict_Contains(dict, name);
+        if (direct == 0) {
+            direct = PyDict_Contains(dict, getattr_key);
+        }
+        direct = direct < 0 ? -1 : !direct;
+    }
+    if (direct < 0) {
+        result = NULL;
+    }
+    else if (direct) {
+        result = serve_entry(name, item);
+    }
+    else {
+        result = original_getattro(self, name);
+        if (result == NULL) {
+            result = read_after_miss(name, item);
+        }
+    }
+    Py_DECREF(item);
+    return result;
+}
+
+/* ModuleType's read slot while a module has a table.  A read on any other
+ * module costs one probe of the table of tables; specialised reads (3.11+)
+ * never call the slot. */
+static PyObject *
+deprecating_getattro(PyObject *self, PyObject *name)
+{
+    weak_entry *entry = weak_table_find(&deprecations, self);
+    if (entry != NULL) {
+        return deprecating_module_getattro(entry, self, name);
+    }
+    return original_getattro(self, name);
+}
+#else
+/* The original slot failed: look for a table. */
 static Py_NO_INLINE PyObject *
 deprecated_read(PyObject *self, PyObject *name)
 {
@@ -118,42 +218,27 @@ deprecated_read(PyObject *self, PyObject *name)
     if (entry == NULL || !PyErr_ExceptionMatches(PyExc_AttributeError)) {
         return NULL;
     }
-    PyObject *table = entry->value;
-    Py_INCREF(table);
     PyObject *type, *value, *tb;
     PyErr_Fetch(&type, &value, &tb);
-    /* The lookup may run a key's __eq__, which may change the tables. */
-    PyObject *item = PyDict_GetItemWithError(table, name);
-    Py_XINCREF(item);
-    Py_DECREF(table);
-    if (item == NULL) {
-        if (PyErr_Occurred()) {
-            Py_XDECREF(type);
-            Py_XDECREF(value);
-            Py_XDECREF(tb);
-        }
-        else {
-            PyErr_Restore(type, value, tb);
-        }
+    PyObject *item = find_entry(entry, name);
+    if (item == NULL && !PyErr_Occurred()) {
+        PyErr_Restore(type, value, tb);
         return NULL;
     }
     Py_XDECREF(type);
     Py_XDECREF(value);
     Py_XDECREF(tb);
-    PyObject *result = NULL, *found, *category;
-    const char *message;
-    if (unpack_entry(name, item, &found, &message, &category) == 0 &&
-        (is_fromlist_probe() || PyErr_WarnEx(category, message, 1) == 0)) {
-        /* The entry, which we hold, kept it alive through the warning. */
-        result = found;
-        Py_INCREF(result);
+    if (item == NULL) {
+        return NULL;
     }
+    PyObject *result = serve_entry(name, item);
     Py_DECREF(item);
     return result;
 }
 
-/* ModuleType's read slot while a module has a table.  A hit costs the call
- * of the original slot and a NULL check. */
+/* ModuleType's read slot while a module has a table.  Every read of a
+ * module calls the slot before 3.11, so a hit costs only the call of the
+ * original slot and a NULL check. */
 static PyObject *
 deprecating_getattro(PyObject *self, PyObject *name)
 {
@@ -163,6 +248,7 @@ deprecating_getattro(PyObject *self, PyObject *name)
     }
     return result;
 }
+#endif
 
 /* Put the wrapper into ModuleType's slot and that of its subclasses still on
  * the original (they copied it when created). */
@@ -246,6 +332,12 @@ set_module_deprecations(PyObject *module, PyObject *table)
         }
         return 0;
     }
+    if (getattr_key == NULL) {
+        getattr_key = PyUnicode_InternFromString("__getattr__");
+        if (getattr_key == NULL) {
+            return -1;
+        }
+    }
     if (wrap_getattro() < 0) {
         return -1;
     }
@@ -275,6 +367,10 @@ void
 forget_all_deprecations(int release)
 {
     unwrap_getattro(release);
+    if (!release) {
+        /* It belonged to the finished runtime (before 3.12 it was mortal). */
+        getattr_key = NULL;
+    }
     weak_table_clear(&deprecations, release);
 }
 

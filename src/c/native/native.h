@@ -94,6 +94,16 @@
 #  define HAS_VECTORCALL_FLAG Py_TPFLAGS_HAVE_VECTORCALL
 #  define HAS_PUBLIC_VECTORCALL 1
 #endif
+/* DEPRECATION_NAME_FIRST  3.11+: reads of a module's names are specialised
+ *                      (LOAD_ATTR_MODULE never calls the read slot), so the
+ *                      slot wrapper may look a deprecating module's table up
+ *                      before the original slot; before 3.11 every read calls
+ *                      the slot, and the table is looked at after a miss. */
+#if PY_VERSION_HEX >= 0x030B0000
+#  define DEPRECATION_NAME_FIRST 1
+#else
+#  define DEPRECATION_NAME_FIRST 0
+#endif
 /* PyThreadState_GetFrame() and PyFrame_GetCode() came with 3.9; 3.8 has
  * PyEval_GetFrame() and a public frame struct (f_code). */
 #if PY_VERSION_HEX >= 0x03090000
@@ -191,6 +201,15 @@ type_dict(PyTypeObject *type)
  * interpreters share one GIL. */
 NATIVE_INTERNAL extern PyObject *setattr_key;
 NATIVE_INTERNAL extern PyObject *delattr_key;
+
+/* Whether *name* (a str) starts with two underscores: the only names under
+ * which ModuleType and object have data descriptors. */
+static inline int
+is_dunder_name(PyObject *name)
+{
+    return PyUnicode_GET_LENGTH(name) >= 2 && PyUnicode_READ_CHAR(name, 0) == '_' &&
+           PyUnicode_READ_CHAR(name, 1) == '_';
+}
 
 NATIVE_INTERNAL int hooked_setattro(PyObject *self, PyObject *name, PyObject *value);
 /* hooked_setattro() without the deprecation tables: the hook or the plain

@@ -176,15 +176,6 @@ call_module_hook(PyObject *hook, PyObject *name, PyObject *value)
     return 0;
 }
 
-/* Whether *name* (a str) starts with two underscores: the only names under
- * which ModuleType and object have data descriptors. */
-static inline int
-is_dunder_name(PyObject *name)
-{
-    return PyUnicode_GET_LENGTH(name) >= 2 && PyUnicode_READ_CHAR(name, 0) == '_' &&
-           PyUnicode_READ_CHAR(name, 1) == '_';
-}
-
 /* The reference implementation's module_setattro: the hook is looked up in the
  * module's own namespace only (no type lookup, no __getattr__); a key present
  * with any value, None included, is called; its result is ignored.  Every
