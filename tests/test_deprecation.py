@@ -386,25 +386,26 @@ def test_a_marker_assigned_after_enable_waits_for_the_next_enable(
     assert [str(w.message) for w in caught] == ["old"]
 
 
-def test_enable_without_deprecations_never_loads_the_deprecation_module() -> None:
+@pytest.mark.parametrize("engine_name", ENGINES)
+def test_enable_without_deprecations_never_loads_the_deprecation_module(engine_name: str) -> None:
     code = """
         import sys, types
         module = types.ModuleType("lib")
         sys.modules["lib"] = module
         import pep726hook
         pep726hook.enable("lib")
-        print("pep726hook._deprecation" in sys.modules)
+        print(pep726hook.engine(module), "pep726hook._deprecation" in sys.modules)
     """
     result = subprocess.run(
         [sys.executable, "-c", textwrap.dedent(code)],
         capture_output=True,
         text=True,
-        env=clean_env(),
+        env={**clean_env(), "PEP726HOOK_ENGINE": engine_name},
         timeout=TIMEOUT,
         check=False,
     )
     assert result.returncode == 0, describe(result)
-    assert result.stdout == "False\n"
+    assert result.stdout == f"{engine_name} False\n"
 
 
 # -- deprecate_attribute() -----------------------------------------------------------------

@@ -29,8 +29,7 @@ from ._composition import (
     set_class_bypassing_hooks,
     stored_composition,
 )
-from ._deprecation import deprecations_of
-from ._state import is_module
+from ._state import deprecation_table_of, is_module
 
 # typing is not imported at run time: this module loads during start-up.
 TYPE_CHECKING = False
@@ -133,7 +132,7 @@ def _original_of_opted_in(cls: type) -> type:
 
 def _opted_in_class_for_module(base: type, module: ModuleType) -> type:
     # A module with deprecated names keeps the class that serves their reads.
-    if deprecations_of(module) is not None:
+    if deprecation_table_of(module) is not None:
         return deprecating_class_for(base)
     return opted_in_class_for(base)
 

@@ -23,7 +23,7 @@ import _weakref
 import sys
 
 from . import _state
-from ._deprecation import _tables as _deprecation_tables
+from ._state import deprecation_tables as _deprecation_tables
 from ._state import is_module
 
 TYPE_CHECKING = False

@@ -18,6 +18,11 @@ same dict.  Modules are held weakly.  Imports nothing but built-in modules:
 import _weakref
 import sys
 
+from ._state import deprecation_table_of, deprecation_tables
+
+# Named here too: the tables' own module.
+deprecations_of = deprecation_table_of
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from types import ModuleType
@@ -31,9 +36,9 @@ else:
     ModuleType = type(sys)
 
 # id(module) -> (weak reference to the module, its table).  By id, as the
-# opted-in modules are (_state): a module class of the library's own may
-# define __eq__ or __hash__, which a WeakKeyDictionary would run.
-_tables: "dict[int, tuple[Any, Table]]" = {}
+# opted-in modules are: a module class of the library's own may define
+# __eq__ or __hash__, which a WeakKeyDictionary would run.
+_tables = deprecation_tables
 
 
 class DeprecatedValue:
@@ -169,14 +174,6 @@ def check_name(name: str, caller: str) -> None:
 def _namespace(module: ModuleType) -> "dict[str, Any]":
     namespace: dict[str, Any] = vars(ModuleType)["__dict__"].__get__(module)
     return namespace
-
-
-def deprecations_of(module: object) -> "Table | None":
-    """Return *module*'s deprecation table (the shared dict), or None if it has none."""
-    found = _tables.get(id(module))
-    if found is None or found[0]() is not module:
-        return None  # none, or the table of a dead module whose id *module* reuses
-    return found[1]
 
 
 def markers_in(module: ModuleType) -> "list[tuple[str, DeprecatedValue]]":
