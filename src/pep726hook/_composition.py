@@ -196,7 +196,7 @@ def hook_aware_mixin(home: str, doc: str, class_for: "Callable[[type, ModuleType
         # end the deprecation.  In that order, another thread's read finds
         # the name in the table or in the namespace, never in neither; a
         # failing store leaves the deprecation as it was.
-        deprecation = _warn_deprecated(self, name)
+        deprecation = _warn_deprecated(self, name) if id(self) in _deprecation_tables else None
         hook = hook_of(self, "__setattr__")
         if hook is not NO_HOOK and not (name == "__class__" and _lazy_loader_is_storing()):
             hook(name, value)
@@ -221,7 +221,7 @@ def hook_aware_mixin(home: str, doc: str, class_for: "Callable[[type, ModuleType
     def __delattr__(self: ModuleType, name: str) -> None:
         # A deprecated name: warn, put the value in the namespace, end the
         # deprecation, delete as usual; if that fails, undo both.
-        deprecation = _warn_deprecated(self, name)
+        deprecation = _warn_deprecated(self, name) if id(self) in _deprecation_tables else None
         restored = deprecation is not None and _restore_value(self, name, deprecation[1][0])
         if deprecation is not None:
             _end_deprecation(deprecation, name)
