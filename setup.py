@@ -95,6 +95,7 @@ NATIVE_SOURCES = [
         "opt_in",
         "weak_table",
         "deprecations",
+        "deprecated_reads",
         "descriptor",
         "hookless_cache",
         "call_guard",

@@ -171,8 +171,14 @@ def count_instructions(script: str, args: list[str], seed: str = "0") -> int:
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "callgrind.out")
         result = subprocess.run(
-            ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", sys.executable]
-            + [script, *args],
+            [
+                "valgrind",
+                "--tool=callgrind",
+                f"--callgrind-out-file={out}",
+                sys.executable,
+                script,
+                *args,
+            ],
             capture_output=True,
             text=True,
             check=True,
@@ -248,8 +254,13 @@ def main() -> None:
     if args.json:
         with open(args.json, "w", encoding="utf-8") as file:
             json.dump(
-                {"python": version, "filter": args.filter, "unit": unit, "values": values,
-                 "ratios": result},
+                {
+                    "python": version,
+                    "filter": args.filter,
+                    "unit": unit,
+                    "values": values,
+                    "ratios": result,
+                },
                 file,
                 indent=2,
             )

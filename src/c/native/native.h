@@ -278,7 +278,7 @@ NATIVE_INTERNAL int is_opted_in(PyObject *module);
 NATIVE_INTERNAL int opt_in_module(PyObject *module);
 NATIVE_INTERNAL void forget_all_opt_ins(int release);
 
-/* ---- deprecated module attributes (deprecations.c) ---- */
+/* ---- deprecated module attributes (deprecations.c, deprecated_reads.c) ---- */
 
 /* Module -> its deprecation table, a dict {name: (value, message, category)}
  * shared with the Python side. */
@@ -291,6 +291,15 @@ NATIVE_INTERNAL int set_module_deprecations(PyObject *module, PyObject *table);
 /* Live modules whose table is not empty. */
 NATIVE_INTERNAL Py_ssize_t deprecating_count(void);
 NATIVE_INTERNAL int getattro_is_wrapped(void);
+/* Check a table entry: (value, message: str, category: Warning subclass);
+ * borrowed results, TypeError for anything else. */
+NATIVE_INTERNAL int unpack_entry(PyObject *name, PyObject *item, PyObject **value,
+                                 const char **message, PyObject **category);
+/* The read slot wrapper (deprecated_reads.c): in, and out again (never
+ * raises; *release* 0: the runtime is gone, touch no object). */
+NATIVE_INTERNAL extern PyObject *getattr_key;
+NATIVE_INTERNAL int wrap_getattro(void);
+NATIVE_INTERNAL void unwrap_getattro(int release);
 /* Forget every table and take the read slot wrapper out.  *release* as for
  * weak_table_clear(). */
 NATIVE_INTERNAL void forget_all_deprecations(int release);
