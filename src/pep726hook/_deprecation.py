@@ -11,8 +11,10 @@ found there is read by CPython's specialised fast path, which no engine sees.
 
 One table per module, kept here and handed by reference to the engine
 (:meth:`Engine.set_deprecations`): whichever engine serves an access edits that
-same dict.  Modules are held weakly.  Imports nothing but built-in modules:
-``enable()`` of a library without deprecations never loads this module.
+same dict; the dicts themselves are registered in :mod:`._state`, where the
+class engine's stores find them.  Modules are held weakly.  Imports nothing
+but built-in modules and ``_state``; ``enable()`` of a library without
+deprecations never loads this module.
 """
 
 import _weakref
