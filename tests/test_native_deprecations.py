@@ -479,6 +479,15 @@ def test_slot_design_store_warns(native: Any) -> None:
 # --- reference counts ------------------------------------------------------------
 
 
+def test_the_module_is_held_weakly(native: Any) -> None:
+    module = ModuleType("weakly")
+    before = sys.getrefcount(module)
+    native.set_deprecations(module, {"Old": (0, "old", DeprecationWarning)})
+    assert sys.getrefcount(module) == before
+    native.set_deprecations(module, None)
+    assert sys.getrefcount(module) == before
+
+
 def test_reads_stores_and_failures_keep_reference_counts(native: Any) -> None:
     value, message = object(), "counted"
     module, table = deprecating_module(native, Old=(value, message, DeprecationWarning))

@@ -277,14 +277,25 @@ ordinary_setattro(PyObject *self, PyObject *name, PyObject *value)
     return store_core(self, name, value);
 }
 
-/* The slot: a module with a deprecation table goes to deprecated_setattro()
- * (which takes ordinary_setattro() for the store itself); while no module
- * has one, that costs the common store one load and one branch. */
+/* A store while some module has a deprecation table: that module's go to
+ * deprecated_setattro() (which takes ordinary_setattro() for the store
+ * itself).  Out of line, so that the slot saves no register for it. */
+static Py_NO_INLINE int
+setattro_while_deprecating(PyObject *self, PyObject *name, PyObject *value)
+{
+    if (weak_table_find(&deprecations, self) != NULL) {
+        return deprecated_setattro(self, name, value);
+    }
+    return store_core(self, name, value);
+}
+
+/* The slot.  While no module has a deprecation table, the tables cost the
+ * common store one load and one branch. */
 int
 hooked_setattro(PyObject *self, PyObject *name, PyObject *value)
 {
-    if (deprecations.count != 0 && weak_table_find(&deprecations, self) != NULL) {
-        return deprecated_setattro(self, name, value);
+    if (deprecations.count != 0) {
+        return setattro_while_deprecating(self, name, value);
     }
     return store_core(self, name, value);
 }
