@@ -674,3 +674,20 @@ def test_the_class_of_a_module_with_deprecations_pickles_by_reference(
     classes.append(type(module))
     for cls in classes:
         assert pickle.loads(pickle.dumps(cls)) is cls
+
+
+def test_moduletype_setattr_called_directly_warns_only_under_the_native_engine(
+    route: str, load: Callable[..., Any]
+) -> None:
+    # Documented difference: the native engine handles the store in the module
+    # type's own slot; the class engine's class is skipped by such a call.
+    module = load()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        types.ModuleType.__setattr__(module, "Old", "direct")
+    assert module.Old == "direct"
+    if route == "native":
+        assert [str(w.message) for w in caught] == [MESSAGE]
+        assert "Old" not in (_deprecation.deprecations_of(module) or {})
+    else:
+        assert caught == []
