@@ -20,10 +20,13 @@ import pep726hook
 
 # The documented API (README.md): adding or removing a name is a decision, made here too.
 PUBLIC_API = {
+    "DeprecatedValue",
     "EngineUnavailableError",
     "Installation",
     "__version__",
     "available_engines",
+    "deprecate_attribute",
+    "deprecated",
     "enable",
     "engine",
     "install",

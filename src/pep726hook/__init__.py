@@ -27,6 +27,9 @@ _SOURCES = {
     "uninstall": "_install",
     "upgrade": "_install",
     "enable": "_enable",
+    "DeprecatedValue": "_deprecation",
+    "deprecate_attribute": "_deprecation",
+    "deprecated": "_deprecation",
 }
 
 import os as _os  # noqa: E402 (after the docstring's names)
@@ -104,6 +107,7 @@ if hasattr(_os, "register_at_fork"):  # POSIX
 del _os
 
 if TYPE_CHECKING:
+    from ._deprecation import DeprecatedValue, deprecate_attribute, deprecated
     from ._enable import enable
     from ._engines import EngineUnavailableError, available_engines
     from ._install import (
@@ -135,10 +139,13 @@ else:
 del TYPE_CHECKING
 
 __all__ = [
+    "DeprecatedValue",
     "EngineUnavailableError",
     "Installation",
     "__version__",
     "available_engines",
+    "deprecate_attribute",
+    "deprecated",
     "enable",
     "engine",
     "install",

@@ -22,13 +22,14 @@ from ._composition import (
     base_of_composition,
     class_for_pickled_name,
     composed_class,
+    deprecating_mixin,
     hook_aware_mixin,
     lasting_class,
     register_mixin,
     set_class_bypassing_hooks,
     stored_composition,
 )
-from ._state import is_module
+from ._state import deprecation_table_of, is_module
 
 # typing is not imported at run time: this module loads during start-up.
 TYPE_CHECKING = False
@@ -101,10 +102,45 @@ def composed_opted_in_class_for(base: type) -> "type | None":
     return OptedInModule if base is ModuleType else stored_composition(base, OptedInModule)
 
 
+def deprecating_class_for(base: type) -> type:
+    """Return the class for an opted-in module with deprecated names whose class is *base*.
+
+    ``class X(X, DeprecatingModule)`` for a ``ModuleType`` subclass ``X``, made
+    once per base while in use; a class composed with either of the other
+    mixins is replaced by one composed from its original class.
+    """
+    found = composed_deprecating_class_for(base)
+    if found is not None:
+        return found
+    return composed_class(_original_of_opted_in(base), DeprecatingModule)
+
+
+def composed_deprecating_class_for(base: type) -> "type | None":
+    """Return :func:`deprecating_class_for` *base* if it needs no composing now, else None.
+
+    Runs no user code, so it may be called under the install lock.
+    """
+    if issubclass(base, DeprecatingModule):
+        return base
+    base = _original_of_opted_in(base)
+    return DeprecatingModule if base is ModuleType else stored_composition(base, DeprecatingModule)
+
+
+def _original_of_opted_in(cls: type) -> type:
+    return base_of_composition(original_class_of(cls), OptedInModule)
+
+
+def _opted_in_class_for_module(base: type, module: ModuleType) -> type:
+    # A module with deprecated names keeps the class that serves their reads.
+    if deprecation_table_of(module) is not None:
+        return deprecating_class_for(base)
+    return opted_in_class_for(base)
+
+
 HookAwareModule = hook_aware_mixin(
     __name__,
     "A module type whose stores and deletions call the module's own hooks (PEP 726).",
-    hook_aware_class_for,
+    lambda base, _module: hook_aware_class_for(base),
 )
 # The class engine's class for a module that opted in with enable().  It
 # behaves as HookAwareModule, but is no composition of the process-wide hook's
@@ -113,15 +149,25 @@ HookAwareModule = hook_aware_mixin(
 OptedInModule = hook_aware_mixin(
     _ENABLE_MODULE,
     "A module type for a module that opted in to PEP 726 with pep726hook.enable().",
-    opted_in_class_for,
+    _opted_in_class_for_module,
+)
+# The opted-in class of a module with deprecated names (pep726hook.deprecated()):
+# it also serves reads that miss the namespace from the module's table.
+DeprecatingModule = deprecating_mixin(
+    OptedInModule,
+    __name__,
+    "deprecating_module",
+    "A module type for an opted-in module with deprecated attributes (pep726hook.deprecated()).",
 )
 # Either class, or a composition of either: the module calls its hooks.
 _HOOK_AWARE = (HookAwareModule, OptedInModule)
 # Findable under its name, so pickle can refer to the class of an upgraded
 # module (pickle.dumps(type(mod))).
 module = HookAwareModule
+deprecating_module = DeprecatingModule
 register_mixin(HookAwareModule, "hook_aware", __name__)
 register_mixin(OptedInModule, "opted_in", __name__)
+register_mixin(DeprecatingModule, "deprecating", __name__)
 
 
 def _resolve_pickled_name(name: str) -> type:
@@ -279,6 +325,27 @@ class ClassEngine:
 
     def release_opt_ins(self) -> None:
         """Nothing to undo once no opted-in module is alive: each class went with its module."""
+
+    def set_deprecations(
+        self, module: ModuleType, table: "dict[str, Any] | None"
+    ) -> "Callable[[], object] | None":
+        """Serve *module*'s deprecation table (kept in :mod:`._deprecation`).
+
+        Gives the opted-in *module* the class that also serves reads of
+        deprecated names if that needs no composing, and returns None;
+        otherwise returns the composing to do without the install lock, as
+        :meth:`opt_in` does.  An empty table or None changes nothing: the
+        class stays, and costs reads what it did.
+        """
+        if not table:
+            return None
+        base = lasting_class(module)
+        cls = composed_deprecating_class_for(base)
+        if cls is None:
+            return lambda: deprecating_class_for(base)
+        if type(module) is not cls:
+            set_class_bypassing_hooks(module, "__class__", cls)
+        return None
 
     def _set_class(self, module: ModuleType, cls: type) -> None:
         if type(module) is not cls:

@@ -18,10 +18,12 @@ class.
 """
 
 import _thread
+import _warnings
 import _weakref
 import sys
 
 from . import _state
+from ._state import deprecation_tables as _deprecation_tables
 from ._state import is_module
 
 TYPE_CHECKING = False
@@ -40,6 +42,20 @@ namespace_of: "Callable[[ModuleType], dict[str, Any]]" = vars(ModuleType)["__dic
 set_class_bypassing_hooks: "Callable[[object, str, object], None]" = object.__setattr__
 _module_setattr: "Any" = ModuleType.__setattr__
 _module_delattr: "Any" = ModuleType.__delattr__
+_module_getattribute: "Any" = ModuleType.__getattribute__
+# The frame of importlib's _handle_fromlist: `from package import name` asks
+# hasattr(package, name) there before the import statement reads the name.
+_IMPORT_SYSTEM_MODULES = ("_frozen_importlib", "importlib._bootstrap")
+
+
+def _deprecation_entry(module: ModuleType, name: str) -> "Any":
+    """Return *module*'s deprecation table and its entry for *name*, or None."""
+    found = _deprecation_tables.get(id(module))
+    if found is None or found[0]() is not module:
+        return None
+    table = found[1]
+    entry = table.get(name)
+    return None if entry is None else (table, entry)
 
 
 def hook_of(module: ModuleType, name: str) -> "Any":
@@ -123,7 +139,38 @@ def _skipped_by_warnings(function: "Any") -> None:
     )
 
 
-def hook_aware_mixin(home: str, doc: str, class_for: "Callable[[type], type]") -> type:
+def _warn_deprecated(module: ModuleType, name: str) -> "Any":
+    """Warn for a store or deletion of a deprecated *name*; return (table, entry) or None.
+
+    Called by the hook-aware ``__setattr__``/``__delattr__`` only: warnings
+    skip their frame, so stacklevel 2 is the line that stored or deleted.
+    """
+    deprecation = _deprecation_entry(module, name)
+    if deprecation is not None:
+        _warnings.warn(deprecation[1][1], deprecation[1][2], 2)
+    return deprecation
+
+
+def _end_deprecation(deprecation: "Any", name: str) -> None:
+    # Only the entry that warned: another thread may have deprecated the
+    # name anew meanwhile.
+    table, entry = deprecation
+    if table.get(name) is entry:
+        table.pop(name, None)
+
+
+def _restore_value(module: ModuleType, name: str, value: object) -> bool:
+    # The ordinary deletion (a hook's `del globals()[name]`) finds it there.
+    return namespace_of(module).setdefault(name, value) is value
+
+
+def _unrestore_value(module: ModuleType, name: str, value: object) -> None:
+    namespace = namespace_of(module)
+    if namespace.get(name, namespace) is value:
+        del namespace[name]
+
+
+def hook_aware_mixin(home: str, doc: str, class_for: "Callable[[type, ModuleType], type]") -> type:
     """Make a ``ModuleType`` subclass whose stores and deletions call the module's hooks.
 
     ``mod.x = v`` calls ``mod.__dict__["__setattr__"](name, value)`` and
@@ -131,8 +178,13 @@ def hook_aware_mixin(home: str, doc: str, class_for: "Callable[[type], type]") -
     defines them; otherwise the attribute is stored or deleted as usual.  The
     hooks are looked up in the module's namespace on every operation and never
     on its type, as in PEP 726's reference implementation.  A ``ModuleType``
-    subclass assigned to ``__class__`` is replaced by ``class_for(it)``, so the
-    module keeps calling its hooks, as the reference implementation does.
+    subclass assigned to ``__class__`` is replaced by ``class_for(it, module)``,
+    so the module keeps calling its hooks, as the reference implementation does.
+
+    A name in the module's deprecation table (:mod:`._deprecation`) warns
+    when stored or deleted, as the native engine's slot does: the warning
+    names the caller's line, the deprecation ends, and comes back if the
+    store or deletion fails.
 
     The class passes for ``ModuleType`` by name (CPython's error messages name
     the object's type: "'module' object has no attribute 'x'") and is
@@ -140,31 +192,55 @@ def hook_aware_mixin(home: str, doc: str, class_for: "Callable[[type], type]") -
     """
 
     def __setattr__(self: ModuleType, name: str, value: "Any") -> None:
+        # A deprecated name: warn (the caller's line), store as usual, then
+        # end the deprecation.  In that order, another thread's read finds
+        # the name in the table or in the namespace, never in neither; a
+        # failing store leaves the deprecation as it was.
+        deprecation = _warn_deprecated(self, name) if id(self) in _deprecation_tables else None
         hook = hook_of(self, "__setattr__")
         if hook is not NO_HOOK and not (name == "__class__" and _lazy_loader_is_storing()):
             hook(name, value)
-            return
-        if name == "__class__" and issubclass(type(value), type) and issubclass(value, ModuleType):
-            value = class_for(value)
-        try:
-            store = super(mixin, self).__setattr__
-        except TypeError:
-            # Another thread put the module back on its own class since this
-            # call began (uninstall(), or settle() at the end of an import):
-            # store as that class's generic path would.
-            store = _module_setattr.__get__(self)
-        store(name, value)
+        else:
+            if (
+                name == "__class__"
+                and issubclass(type(value), type)
+                and issubclass(value, ModuleType)
+            ):
+                value = class_for(value, self)
+            try:
+                store = super(mixin, self).__setattr__
+            except TypeError:
+                # Another thread put the module back on its own class since this
+                # call began (uninstall(), or settle() at the end of an import):
+                # store as that class's generic path would.
+                store = _module_setattr.__get__(self)
+            store(name, value)
+        if deprecation is not None:
+            _end_deprecation(deprecation, name)
 
     def __delattr__(self: ModuleType, name: str) -> None:
-        hook = hook_of(self, "__delattr__")
-        if hook is not NO_HOOK:
-            hook(name)
-            return
+        # A deprecated name: warn, put the value in the namespace, end the
+        # deprecation, delete as usual; if that fails, undo both.
+        deprecation = _warn_deprecated(self, name) if id(self) in _deprecation_tables else None
+        restored = deprecation is not None and _restore_value(self, name, deprecation[1][0])
+        if deprecation is not None:
+            _end_deprecation(deprecation, name)
         try:
-            delete = super(mixin, self).__delattr__
-        except TypeError:
-            delete = _module_delattr.__get__(self)  # put back meanwhile, as above
-        delete(name)
+            hook = hook_of(self, "__delattr__")
+            if hook is not NO_HOOK:
+                hook(name)
+                return
+            try:
+                delete = super(mixin, self).__delattr__
+            except TypeError:
+                delete = _module_delattr.__get__(self)  # put back meanwhile, as above
+            delete(name)
+        except BaseException:
+            if deprecation is not None:
+                deprecation[0].setdefault(name, deprecation[1])
+                if restored:
+                    _unrestore_value(self, name, deprecation[1][0])
+            raise
 
     _skipped_by_warnings(__setattr__)
     _skipped_by_warnings(__delattr__)
@@ -177,6 +253,58 @@ def hook_aware_mixin(home: str, doc: str, class_for: "Callable[[type], type]") -
         "__delattr__": __delattr__,
     }
     mixin: type[ModuleType] = type(ModuleType.__name__, (ModuleType,), namespace)
+    return mixin
+
+
+def deprecating_mixin(opted_in: type, home: str, qualname: str, doc: str) -> type:
+    """Make the subclass of *opted_in* that serves reads of deprecated names.
+
+    Given only to modules with a deprecation table: a type-level
+    ``__getattr__`` makes every read of the class go through Python's
+    ``__getattr__`` slot.  Reads take ``object.__getattribute__``, the generic
+    lookup CPython calls without a Python frame; on a miss the module's own
+    ``__getattr__`` (PEP 562) runs first, then the table is looked up, as
+    ``ModuleType`` orders its own miss path.  Pickled as *qualname* of *home*.
+    """
+
+    def __getattr__(self: ModuleType, name: str) -> "Any":
+        own = namespace_of(self).get("__getattr__")
+        if own is not None:
+            try:
+                return own(name)
+            except AttributeError:
+                deprecation = _deprecation_entry(self, name)
+                if deprecation is None:
+                    raise  # the module's own error, as it raised it
+        else:
+            deprecation = _deprecation_entry(self, name)
+            if deprecation is None:
+                # Looked up again by ModuleType itself, for its exact error
+                # (the message, name and obj its own miss path gives).
+                return _module_getattribute(self, name)
+        entry = deprecation[1]
+        caller = sys._getframe(1)
+        if not (
+            caller.f_code.co_name == "_handle_fromlist"
+            and caller.f_globals.get("__name__") in _IMPORT_SYSTEM_MODULES
+        ):
+            # Not the import system's hasattr() probe of `from package
+            # import name`: the import statement's own read warns next.
+            _warnings.warn(entry[1], entry[2], 2)
+        return entry[0]
+
+    # The module's own __getattr__ warning with stacklevel=2 names its
+    # caller's line, as under ModuleType, which calls it from C.
+    _skipped_by_warnings(__getattr__)
+    namespace = {
+        "__slots__": (),
+        "__doc__": doc,
+        "__module__": home,
+        "__qualname__": qualname,
+        "__getattribute__": object.__getattribute__,
+        "__getattr__": __getattr__,
+    }
+    mixin: type = type(ModuleType.__name__, (opted_in,), namespace)
     return mixin
 
 

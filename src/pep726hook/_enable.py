@@ -22,6 +22,8 @@ from ._engines import (
 )
 from ._state import is_module
 
+_DEPRECATION_MODULE = __name__.rpartition(".")[0] + "._deprecation"
+
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from types import ModuleType
@@ -52,11 +54,20 @@ def enable(module: "str | ModuleType") -> "ModuleType":
     else ``$PEP726HOOK_ENGINE``, else ``auto``; a variable naming an unknown
     engine or one that cannot run here gives a RuntimeWarning and ``auto``.
 
+    Every :func:`deprecated` value assigned before the call (or before a
+    later call) moves out of the namespace into the module's deprecation
+    table, which the engine serves: call ``enable()`` after those assignments.
+
     Raises TypeError when *module* is not a module or a name, and ValueError
-    for a name not in ``sys.modules``.
+    for a name not in ``sys.modules`` or a ``deprecated()`` value under a
+    dunder name (then nothing has changed).
     """
-    target = _module_named(module)
-    if is_opted_in(target):
+    target = module_named(module, "enable()")
+    # Markers exist only once the deprecation module is loaded: a library
+    # without deprecations never loads it, nor scans its namespace.
+    deprecation = sys.modules.get(_DEPRECATION_MODULE)
+    markers = [] if deprecation is None else deprecation.markers_in(target)
+    if not markers and is_opted_in(target):
         return target
     refused_variable: EngineUnavailableError | ValueError | None = None
     pending: object = None  # alive until the module has it (the class cache is weak)
@@ -69,7 +80,18 @@ def enable(module: "str | ModuleType") -> "ModuleType":
             work = engine.opt_in(target)
             if work is None:
                 _state.register_opt_in(target)
-                break
+                if deprecation is None:
+                    break
+                markers = deprecation.markers_in(target)
+                if not markers:
+                    break
+                # The table serves the names before they leave the namespace,
+                # so that no read in between misses them.
+                table = deprecation.fill_table(target, markers)
+                work = engine.set_deprecations(target, table)
+                if work is None:
+                    deprecation.remove_markers(target, markers)
+                    break
         # Outside the lock; a failing metaclass raises here with *target*
         # untouched.  Then everything is checked again under the lock.
         pending = work()
@@ -83,16 +105,20 @@ def enable(module: "str | ModuleType") -> "ModuleType":
     return target
 
 
-def _module_named(module: "str | ModuleType") -> "ModuleType":
+def module_named(module: "str | ModuleType", caller: str) -> "ModuleType":
+    """Return the module *module* is or names in ``sys.modules``; *caller* names the function.
+
+    Raises TypeError for anything else, ValueError for a name not in ``sys.modules``.
+    """
     if is_module(module):
         return module
     if not isinstance(module, str):
-        raise TypeError(f"enable() needs a module or its name, not {type(module).__name__}")
+        raise TypeError(f"{caller} needs a module or its name, not {type(module).__name__}")
     found = sys.modules.get(module)
     if not is_module(found):
         raise ValueError(
-            f"enable({module!r}): sys.modules has no module of that name; call "
-            "pep726hook.enable(__name__) from the module's own code, or pass the module object"
+            f"{caller}: sys.modules has no module of that name ({module!r}); pass __name__ "
+            "from the module's own code, or the module object"
         )
     return found
 

@@ -49,6 +49,16 @@ if TYPE_CHECKING:
         def release_opt_ins(self) -> None:
             """Undo what opting in set up once no opted-in module is alive."""
 
+        def set_deprecations(
+            self, module: ModuleType, table: dict[str, tuple[object, str, type[Warning]]] | None
+        ) -> Callable[[], object] | None:
+            """Serve reads, stores and deletions of the names in *module*'s deprecation table.
+
+            *table* is the shared dict (``_deprecation``), kept by reference;
+            *module* opted in first.  Returns None when done, or work to run
+            without the install lock before calling again, as :meth:`opt_in`.
+            """
+
     class LoadingEngine(Protocol):
         """What the finder needs from an engine: acting around a module's execution."""
 

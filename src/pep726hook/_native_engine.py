@@ -15,7 +15,9 @@ from ._compat import IMPLEMENTATION, NATIVE_ENGINE_IS_BUILT
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from types import ModuleType
-    from typing import Callable
+    from typing import Callable, Dict, Tuple, Type
+
+    DeprecationTable = Dict[str, Tuple[object, str, Type[Warning]]]
 
 _native_error: "ImportError | None"
 if not NATIVE_ENGINE_IS_BUILT:
@@ -93,7 +95,8 @@ class NativeEngine:
         The patch stays while an opted-in module is alive (they keep their
         hooks); otherwise it is undone.
         """
-        if _native.state()["opted_in"]:
+        state = _native.state()
+        if state["opted_in"] or state["deprecating"]:
             _native.set_process_wide(False)
         else:
             _native.uninstall()
@@ -135,7 +138,35 @@ class NativeEngine:
         return _native.is_opted_in(module)
 
     def release_opt_ins(self) -> None:
-        """Undo the patch once neither the process-wide hook nor an opted-in module needs it."""
+        """Undo the patch once neither the process-wide hook nor an opted-in module needs it.
+
+        A module with deprecated attributes needs it too.
+        """
         state = _native.state()
-        if state["patched"] and not state["process_wide"] and not state["opted_in"]:
+        if (
+            state["patched"]
+            and not state["process_wide"]
+            and not state["opted_in"]
+            and not state["deprecating"]
+        ):
             _native.uninstall()
+
+    # -- deprecated attributes -----------------------------------------------------------
+
+    def set_deprecations(self, module: "ModuleType", table: "DeprecationTable | None") -> None:
+        """Serve *module*'s deprecated attributes from *table* (kept by reference, not copied).
+
+        *table* maps each name to ``(value, message, category)``; ``None`` or an
+        empty dict drops the module's table.  Patches the module type first if
+        needed, without turning process-wide dispatch on, as :meth:`opt_in`
+        does.  A read of a name that misses in the namespace warns at the
+        caller's line and returns the value; a store or deletion warns and
+        removes the name from *table* before the ordinary store or deletion.
+        """
+        if table:
+            _native.install(process_wide=False)
+            _native.upgrade_type(type(module))
+        elif not _native.state()["patched"]:
+            # Nothing to drop: no table can be held without the patch.
+            return
+        _native.set_deprecations(module, table)

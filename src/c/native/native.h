@@ -26,6 +26,11 @@
  *   (subclasses.c); patch.c puts everything in and takes it out again;
  *   module.c is the Python-facing module and the interpreter lifecycle.
  *
+ *   Deprecated module attributes (deprecations.c): while a module has a
+ *   deprecation table, ModuleType's read slot is wrapped, and a miss looks the
+ *   name up there; the store slot ends a deprecation on a store or deletion.
+ *   weak_table.c holds the opted-in and the deprecating modules weakly.
+ *
  * Everything uses the public C API.  The patch of the slot is process-wide and
  * belongs to the main interpreter; the namespace entries live in the type
  * dict, which is shared by every interpreter up to 3.11 and is per
@@ -88,6 +93,23 @@
 #else
 #  define HAS_VECTORCALL_FLAG Py_TPFLAGS_HAVE_VECTORCALL
 #  define HAS_PUBLIC_VECTORCALL 1
+#endif
+/* DEPRECATION_NAME_FIRST  3.11+: reads of a module's names are specialised
+ *                      (LOAD_ATTR_MODULE never calls the read slot), so the
+ *                      slot wrapper may look a deprecating module's table up
+ *                      before the original slot; before 3.11 every read calls
+ *                      the slot, and the table is looked at after a miss. */
+#if PY_VERSION_HEX >= 0x030B0000
+#  define DEPRECATION_NAME_FIRST 1
+#else
+#  define DEPRECATION_NAME_FIRST 0
+#endif
+/* PyThreadState_GetFrame() and PyFrame_GetCode() came with 3.9; 3.8 has
+ * PyEval_GetFrame() and a public frame struct (f_code). */
+#if PY_VERSION_HEX >= 0x03090000
+#  define HAS_FRAME_ACCESSORS 1
+#else
+#  define HAS_FRAME_ACCESSORS 0
 #endif
 
 /* Py_NO_INLINE came with 3.9's pyport.h; the same definition for 3.8. */
@@ -180,18 +202,107 @@ type_dict(PyTypeObject *type)
 NATIVE_INTERNAL extern PyObject *setattr_key;
 NATIVE_INTERNAL extern PyObject *delattr_key;
 
+/* Whether *name* (a str) starts with two underscores: the only names under
+ * which ModuleType and object have data descriptors. */
+static inline int
+is_dunder_name(PyObject *name)
+{
+    return PyUnicode_GET_LENGTH(name) >= 2 && PyUnicode_READ_CHAR(name, 0) == '_' &&
+           PyUnicode_READ_CHAR(name, 1) == '_';
+}
+
 NATIVE_INTERNAL int hooked_setattro(PyObject *self, PyObject *name, PyObject *value);
+/* hooked_setattro() without the deprecation tables: the hook or the plain
+ * store. */
+NATIVE_INTERNAL int ordinary_setattro(PyObject *self, PyObject *name, PyObject *value);
 NATIVE_INTERNAL extern PyMethodDef setattr_def;
 NATIVE_INTERNAL extern PyMethodDef delattr_def;
+
+/* ---- tables of modules held weakly, keyed by address (weak_table.c) ---- */
+
+typedef struct {
+    PyObject *module; /* borrowed: the weak reference's callback removes it */
+    PyObject *ref;    /* owned weak reference to module */
+    PyObject *value;  /* owned, or NULL */
+} weak_entry;
+
+typedef struct {
+    weak_entry *entries;
+    size_t capacity; /* 0 or a power of two */
+    size_t count;
+    /* The weak references' callback, made from callback_def on first use;
+     * it calls weak_table_forget_ref(). */
+    PyObject *callback;
+    PyMethodDef *callback_def;
+} weak_table;
+
+static inline size_t
+weak_table_home(weak_table *table, PyObject *module)
+{
+    uintptr_t address = (uintptr_t)module;
+    return (size_t)((address >> 4) ^ (address >> 13)) & (table->capacity - 1);
+}
+
+/* The entry of *module*, NULL if it has none.  Runs no code. */
+static inline weak_entry *
+weak_table_find(weak_table *table, PyObject *module)
+{
+    if (table->count == 0) {
+        return NULL;
+    }
+    size_t mask = table->capacity - 1;
+    for (size_t i = weak_table_home(table, module); table->entries[i].module != NULL;
+         i = (i + 1) & mask) {
+        if (table->entries[i].module == module) {
+            return &table->entries[i];
+        }
+    }
+    return NULL;
+}
+
+/* Add *module* (or replace its value); *value* is borrowed. */
+NATIVE_INTERNAL int weak_table_set(weak_table *table, PyObject *module, PyObject *value);
+/* 1 if *module* had an entry (now gone), 0 if not. */
+NATIVE_INTERNAL int weak_table_remove(weak_table *table, PyObject *module);
+/* The callback's work: drop the entry of the weak reference *ref*. */
+NATIVE_INTERNAL void weak_table_forget_ref(weak_table *table, PyObject *ref);
+/* Drop every entry.  *release* is 0 when the runtime that made the weak
+ * references is gone: then only the pointers are dropped. */
+NATIVE_INTERNAL void weak_table_clear(weak_table *table, int release);
 
 /* ---- whose hooks are called (opt_in.c) ---- */
 
 NATIVE_INTERNAL extern int process_wide;
-NATIVE_INTERNAL extern size_t opt_in_count;
+NATIVE_INTERNAL extern weak_table opt_ins;
 NATIVE_INTERNAL int is_opted_in(PyObject *module);
 NATIVE_INTERNAL int opt_in_module(PyObject *module);
-/* *release* is 0 when the runtime that made the weak references is gone. */
 NATIVE_INTERNAL void forget_all_opt_ins(int release);
+
+/* ---- deprecated module attributes (deprecations.c, deprecated_reads.c) ---- */
+
+/* Module -> its deprecation table, a dict {name: (value, message, category)}
+ * shared with the Python side. */
+NATIVE_INTERNAL extern weak_table deprecations;
+/* The store slot's part: a store (*value*) or deletion (NULL) of *name* on
+ * *module*, which has a deprecation table. */
+NATIVE_INTERNAL int deprecated_setattro(PyObject *module, PyObject *name, PyObject *value);
+/* set_deprecations(): *table* is a dict, or NULL to drop the module's. */
+NATIVE_INTERNAL int set_module_deprecations(PyObject *module, PyObject *table);
+/* Live modules whose table is not empty. */
+NATIVE_INTERNAL Py_ssize_t deprecating_count(void);
+NATIVE_INTERNAL int getattro_is_wrapped(void);
+/* Check a table entry: (value, message: str, category: Warning subclass);
+ * borrowed results, TypeError for anything else. */
+NATIVE_INTERNAL int unpack_entry(PyObject *name, PyObject *item, PyObject **value,
+                                 const char **message, PyObject **category);
+/* The read slot wrapper (deprecated_reads.c): in, and out again (never
+ * raises; *release* 0: the runtime is gone, touch no object). */
+NATIVE_INTERNAL extern PyObject *getattr_key;
+NATIVE_INTERNAL int wrap_getattro(void);
+NATIVE_INTERNAL void unwrap_getattro(int release);
+/* Forget every table and take the read slot wrapper out.  *release* as for
+ * weak_table_clear(). */
+NATIVE_INTERNAL void forget_all_deprecations(int release);
 
 /* Whether the hooks found in *module*'s namespace are called.  Only asked
  * once a hook was found: a store on a module without hooks never pays it. */
@@ -276,5 +387,7 @@ call_guard_is_installed(void)
 /* ---- subclasses made before the patch (subclasses.c) ---- */
 
 NATIVE_INTERNAL int repoint_subclasses(PyTypeObject *root, setattrofunc from, setattrofunc to);
+NATIVE_INTERNAL int repoint_getattro_subclasses(PyTypeObject *root, getattrofunc from,
+                                                getattrofunc to);
 
 #endif /* PEP726HOOK_NATIVE_H */

@@ -176,15 +176,6 @@ call_module_hook(PyObject *hook, PyObject *name, PyObject *value)
     return 0;
 }
 
-/* Whether *name* (a str) starts with two underscores: the only names under
- * which ModuleType and object have data descriptors. */
-static inline int
-is_dunder_name(PyObject *name)
-{
-    return PyUnicode_GET_LENGTH(name) >= 2 && PyUnicode_READ_CHAR(name, 0) == '_' &&
-           PyUnicode_READ_CHAR(name, 1) == '_';
-}
-
 /* The reference implementation's module_setattro: the hook is looked up in the
  * module's own namespace only (no type lookup, no __getattr__); a key present
  * with any value, None included, is called; its result is ignored.  Every
@@ -234,15 +225,15 @@ hooked_setattro_general(PyObject *self, PyObject *name, PyObject *value)
     return PyObject_GenericSetAttr(self, name, value);
 }
 
-/* What the slot holds: the store of a non-dunder str name on an exact
+/* The store of a non-dunder str name on an exact
  * ModuleType, which decides the cost of the patch on every module, in as few
  * instructions as it can be done exactly; everything else, and
  * every module with a hook, goes to hooked_setattro_general().  The namespace
  * is read through tp_dictoffset, public and fixed for ModuleType (md_dict;
  * NULL for a module made by ModuleType.__new__ alone on 3.8, which the general
  * path handles). */
-int
-hooked_setattro(PyObject *self, PyObject *name, PyObject *value)
+static inline int
+store_core(PyObject *self, PyObject *name, PyObject *value)
 {
     if (Py_TYPE(self) != &PyModule_Type || value == NULL || !PyUnicode_CheckExact(name)) {
         return hooked_setattro_general(self, name, value);
@@ -278,6 +269,35 @@ hooked_setattro(PyObject *self, PyObject *name, PyObject *value)
         return PyDict_SetItem(dict, name, value);
     }
     return PyObject_GenericSetAttr(self, name, value);
+}
+
+int
+ordinary_setattro(PyObject *self, PyObject *name, PyObject *value)
+{
+    return store_core(self, name, value);
+}
+
+/* A store while some module has a deprecation table: that module's go to
+ * deprecated_setattro() (which takes ordinary_setattro() for the store
+ * itself).  Out of line, so that the slot saves no register for it. */
+static Py_NO_INLINE int
+setattro_while_deprecating(PyObject *self, PyObject *name, PyObject *value)
+{
+    if (weak_table_find(&deprecations, self) != NULL) {
+        return deprecated_setattro(self, name, value);
+    }
+    return store_core(self, name, value);
+}
+
+/* The slot.  While no module has a deprecation table, the tables cost the
+ * common store one load and one branch. */
+int
+hooked_setattro(PyObject *self, PyObject *name, PyObject *value)
+{
+    if (deprecations.count != 0) {
+        return setattro_while_deprecating(self, name, value);
+    }
+    return store_core(self, name, value);
 }
 
 static int

@@ -35,24 +35,17 @@ defines_own_setattr(PyTypeObject *type)
     return 0;
 }
 
-/* Heap subclasses copied ModuleType's slot when they were created.  Point those
- * still on *from* at *to*.  Subclasses that define
- * __setattr__/__delattr__ in Python have slot_tp_setattro and reach us
- * through super(); they are left alone.
+/* Every class below *root*, breadth first (a new list).
  *
- * The hierarchy is walked breadth first with a list, not by C recursion: a
- * chain of one subclass per added module property is a real recipe, and any
- * depth must work (a recursive walk refused chains deeper than 200).  Every class to change is collected before the
- * first is changed, so a failure (MemoryError, a __subclasses__ that raises)
- * leaves every slot as it was. */
-int
-repoint_subclasses(PyTypeObject *root, setattrofunc from, setattrofunc to)
+ * The hierarchy is walked with a list, not by C recursion: a chain of one
+ * subclass per added module property is a real recipe, and any depth must
+ * work (a recursive walk refused chains deeper than 200). */
+static PyObject *
+all_subclasses(PyTypeObject *root)
 {
     PyObject *queue = PyList_New(0);
     PyObject *seen = PySet_New(NULL);
-    PyObject *change = PyList_New(0);
-    if (queue == NULL || seen == NULL || change == NULL ||
-        PyList_Append(queue, (PyObject *)root) < 0) {
+    if (queue == NULL || seen == NULL || PyList_Append(queue, (PyObject *)root) < 0) {
         goto fail;
     }
     for (Py_ssize_t next = 0; next < PyList_GET_SIZE(queue); next++) {
@@ -89,35 +82,82 @@ repoint_subclasses(PyTypeObject *root, setattrofunc from, setattrofunc to)
                 Py_DECREF(subclasses);
                 goto fail;
             }
-            PyTypeObject *sub = (PyTypeObject *)item;
-            if (sub->tp_setattro != from) {
-                continue;
-            }
-            int keep = 0;
-            if (to == PyObject_GenericSetAttr) {
-                /* On 3.8-3.12 the patched slot is slot_tp_setattro, which is
-                 * also what every class defining __setattr__ in Python has:
-                 * those must keep it. */
-                keep = defines_own_setattr(sub);
-            }
-            if (keep < 0 || (!keep && PyList_Append(change, item) < 0)) {
-                Py_DECREF(subclasses);
-                goto fail;
-            }
         }
         Py_DECREF(subclasses);
+    }
+    Py_DECREF(seen);
+    /* Without the root itself. */
+    if (PySequence_DelItem(queue, 0) < 0) {
+        Py_DECREF(queue);
+        return NULL;
+    }
+    return queue;
+fail:
+    Py_XDECREF(queue);
+    Py_XDECREF(seen);
+    return NULL;
+}
+
+/* Heap subclasses copied ModuleType's slot when they were created.  Point those
+ * still on *from* at *to*.  Subclasses that define
+ * __setattr__/__delattr__ in Python have slot_tp_setattro and reach us
+ * through super(); they are left alone.  Every class to change is collected
+ * before the first is changed, so a failure (MemoryError, a __subclasses__
+ * that raises) leaves every slot as it was. */
+int
+repoint_subclasses(PyTypeObject *root, setattrofunc from, setattrofunc to)
+{
+    PyObject *subclasses = all_subclasses(root);
+    PyObject *change = PyList_New(0);
+    if (subclasses == NULL || change == NULL) {
+        goto fail;
+    }
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(subclasses); i++) {
+        PyObject *item = PyList_GET_ITEM(subclasses, i);
+        PyTypeObject *sub = (PyTypeObject *)item;
+        if (sub->tp_setattro != from) {
+            continue;
+        }
+        int keep = 0;
+        if (to == PyObject_GenericSetAttr) {
+            /* On 3.8-3.12 the patched slot is slot_tp_setattro, which is
+             * also what every class defining __setattr__ in Python has:
+             * those must keep it. */
+            keep = defines_own_setattr(sub);
+        }
+        if (keep < 0 || (!keep && PyList_Append(change, item) < 0)) {
+            goto fail;
+        }
     }
     /* Nothing below can fail. */
     for (Py_ssize_t i = 0; i < PyList_GET_SIZE(change); i++) {
         ((PyTypeObject *)PyList_GET_ITEM(change, i))->tp_setattro = to;
     }
-    Py_DECREF(queue);
-    Py_DECREF(seen);
+    Py_DECREF(subclasses);
     Py_DECREF(change);
     return 0;
 fail:
-    Py_XDECREF(queue);
-    Py_XDECREF(seen);
+    Py_XDECREF(subclasses);
     Py_XDECREF(change);
     return -1;
+}
+
+/* The same for the read slot: subclasses still on *from* get *to*.  A class
+ * defining __getattr__ or __getattribute__ in Python has the interpreter's
+ * own slot function, never *from*. */
+int
+repoint_getattro_subclasses(PyTypeObject *root, getattrofunc from, getattrofunc to)
+{
+    PyObject *subclasses = all_subclasses(root);
+    if (subclasses == NULL) {
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < PyList_GET_SIZE(subclasses); i++) {
+        PyTypeObject *sub = (PyTypeObject *)PyList_GET_ITEM(subclasses, i);
+        if (sub->tp_getattro == from) {
+            sub->tp_getattro = to;
+        }
+    }
+    Py_DECREF(subclasses);
+    return 0;
 }

@@ -1,0 +1,270 @@
+"""Deprecated module attributes under the native engine, against the usual ways.
+
+Two questions, each answered in callgrind instructions per read (the method of
+``bench_store_instructions.py``: each configuration runs twice in a fresh
+interpreter under callgrind, with two loop counts, and the difference of the
+two totals over the extra reads is the cost of one read; start-up and imports
+cancel out) and, with ``--timeit``, in nanoseconds (the minimum over
+interleaved repeats of a timed loop, all configurations in one process):
+
+(a) What a module's deprecation table costs the reads of its *other* names.
+    ``plain``: no pep726hook, ``m.x``.  ``native-plain``: the native engine's
+    patch (an ``enable()``-style opt-in, no table anywhere), ``m.x``.
+    ``native-table``: ``m.x`` on a module with a table (ModuleType's read slot
+    is wrapped then).  ``native-other``: ``m.x`` on a module without a table
+    while another module has one: the wrapper is type-wide, every module read
+    that is not specialised pays it.  Target: ``native-table`` / ``native-plain``
+    <= 1.05.
+
+(b) What a read of a deprecated name costs.  ``native-deprecated``: ``m.Old``
+    served from the table (warns from C).  ``pep562``: the same module with a
+    PEP 562 ``__getattr__`` that warns and returns the value.  ``wrapper``: the
+    cryptography-style approach, an object in ``sys.modules`` whose class has
+    ``__getattr__``/``__setattr__``/``__delattr__`` and holds the real module
+    (written here from scratch); ``wrapper-plain`` is a read of an ordinary
+    name through it, what that approach costs every read.  Target:
+    ``native-deprecated`` <= ``pep562``.  The warnings filter is ``ignore``
+    (``--filter default`` times the once-per-call-site steady state: the
+    warning was shown once, later ones are found in the registry).
+
+The script drives ``pep726hook._native.set_deprecations`` directly, the C
+function the public ``pep726hook.deprecated()``/``enable()`` hand their table
+to; what is measured is the C side, not the table's construction.
+
+    python benchmarks/bench_deprecation.py                   # callgrind, this interpreter
+    python benchmarks/bench_deprecation.py --timeit          # nanoseconds instead
+    python benchmarks/bench_deprecation.py --json out.json
+
+Needs ``valgrind`` on PATH (not for ``--timeit``) and the package with its C
+extension importable.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+CONFIGS = (
+    "plain",
+    "native-plain",
+    "native-table",
+    "native-other",
+    "native-deprecated",
+    "pep562",
+    "wrapper",
+    "wrapper-plain",
+    "hasattr-miss-native-plain",
+    "hasattr-miss-native-table",
+)
+SHORT, LONG = 1_000, 6_000
+READS_PER_LOOP = 10
+
+WORKER = r'''
+import sys, types, warnings
+
+config, loops, warning_filter = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+MESSAGE = "Old is deprecated; use New"
+New = object()
+
+
+class ModuleWithDeprecations(types.ModuleType):
+    """The cryptography-style wrapper: every read goes through __getattr__."""
+
+    def __init__(self, module, deprecated):
+        super().__init__(module.__name__)
+        self.__dict__["_module"] = module
+        self.__dict__["_deprecated"] = deprecated
+
+    def __getattr__(self, name):
+        deprecated = self.__dict__["_deprecated"]
+        if name in deprecated:
+            value, message, category = deprecated[name]
+            warnings.warn(message, category, stacklevel=2)
+            return value
+        return getattr(self.__dict__["_module"], name)
+
+    def __setattr__(self, name, value):
+        deprecated = self.__dict__["_deprecated"]
+        if name in deprecated:
+            warnings.warn(deprecated.pop(name)[1], DeprecationWarning, stacklevel=2)
+        setattr(self.__dict__["_module"], name, value)
+
+    def __delattr__(self, name):
+        deprecated = self.__dict__["_deprecated"]
+        if name in deprecated:
+            value, message, category = deprecated.pop(name)
+            warnings.warn(message, category, stacklevel=2)
+            return
+        delattr(self.__dict__["_module"], name)
+
+
+def pep562_getattr(name):
+    if name == "Old":
+        warnings.warn(MESSAGE, DeprecationWarning, stacklevel=2)
+        return New
+    raise AttributeError(f"module 'target' has no attribute {name!r}")
+
+
+def make(config):
+    module = types.ModuleType("target")
+    module.x = 1
+    module.New = New
+    table = {"Old": (New, MESSAGE, DeprecationWarning)}
+    if config.startswith(("native", "hasattr-miss")):
+        from pep726hook import _native
+
+        _native.install(process_wide=False)
+        if config in ("native-table", "native-deprecated", "hasattr-miss-native-table"):
+            _native.set_deprecations(module, table)
+        elif config == "native-other":
+            other = types.ModuleType("other")
+            _native.set_deprecations(other, table)
+            module.__dict__["_keep"] = other
+    elif config == "pep562":
+        module.__getattr__ = pep562_getattr
+    elif config.startswith("wrapper"):
+        module = ModuleWithDeprecations(module, table)
+    sys.modules["target"] = module
+    return module
+
+
+if config.startswith("hasattr-miss"):
+    READ = "hasattr(m, 'missing')"
+elif config in ("native-deprecated", "pep562", "wrapper"):
+    READ = "m.Old"
+else:
+    READ = "m.x"
+SOURCE = """
+def run(m, loops):
+    for _ in range(loops):
+        {0}; {0}; {0}; {0}; {0}; {0}; {0}; {0}; {0}; {0}
+""".format(READ)
+namespace = {}
+exec(SOURCE, namespace)
+run = namespace["run"]
+warnings.simplefilter(warning_filter)
+module = make(config)
+run(module, 1)  # the one warning a "default" filter shows, and specialisation
+if len(sys.argv) > 4:
+    # --timeit: the caller reads one float, nanoseconds per read.
+    import time
+
+    best = float("inf")
+    for _ in range(int(sys.argv[4])):
+        start = time.perf_counter()
+        run(module, loops)
+        best = min(best, time.perf_counter() - start)
+    print(best / (loops * 10) * 1e9)
+else:
+    run(module, loops)
+'''
+
+
+def count_instructions(script: str, args: list[str], seed: str = "0") -> int:
+    """Instructions callgrind counts for ``python script *args``."""
+    env = dict(os.environ, PYTHONHASHSEED=seed, PYTHONDONTWRITEBYTECODE="1")
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "callgrind.out")
+        result = subprocess.run(
+            [
+                "valgrind",
+                "--tool=callgrind",
+                f"--callgrind-out-file={out}",
+                sys.executable,
+                script,
+                *args,
+            ],
+            capture_output=True,
+            text=True,
+            check=True,
+            env=env,
+        )
+    match = re.search(r"Collected\s*:\s*(\d+)", result.stderr)
+    if match is None:
+        raise RuntimeError(f"no instruction count from callgrind:\n{result.stderr}")
+    return int(match.group(1))
+
+
+def per_read(script: str, config: str, warning_filter: str) -> float:
+    """Return the instructions one read costs under *config*."""
+    short = count_instructions(script, [config, str(SHORT), warning_filter])
+    long = count_instructions(script, [config, str(LONG), warning_filter])
+    return (long - short) / ((LONG - SHORT) * READS_PER_LOOP)
+
+
+def timed(script: str, warning_filter: str, rounds: int) -> dict[str, float]:
+    """Nanoseconds per read: the best of *rounds* interleaved runs of each config."""
+    best = dict.fromkeys(CONFIGS, float("inf"))
+    for _ in range(rounds):
+        for config in CONFIGS:
+            result = subprocess.run(
+                [sys.executable, script, config, "20000", warning_filter, "5"],
+                capture_output=True,
+                text=True,
+                check=True,
+            )
+            best[config] = min(best[config], float(result.stdout))
+    return best
+
+
+def ratios(values: dict[str, float]) -> dict[str, float]:
+    return {
+        "table / native plain (a)": values["native-table"] / values["native-plain"],
+        "table / no pep726hook (a)": values["native-table"] / values["plain"],
+        "other module while a table exists / native plain": values["native-other"]
+        / values["native-plain"],
+        "deprecated / PEP 562 __getattr__ (b)": values["native-deprecated"] / values["pep562"],
+        "deprecated / wrapper object (b)": values["native-deprecated"] / values["wrapper"],
+        "wrapper object, ordinary name / plain": values["wrapper-plain"] / values["plain"],
+        "hasattr() miss, table / native plain": values["hasattr-miss-native-table"]
+        / values["hasattr-miss-native-plain"],
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--json", help="also write the results to this file")
+    parser.add_argument("--filter", default="ignore", help="warnings filter action")
+    parser.add_argument("--timeit", action="store_true", help="nanoseconds, not instructions")
+    parser.add_argument("--rounds", type=int, default=5, help="--timeit: interleaved rounds")
+    parser.add_argument("--configs", help="comma-separated subset (ratios need all)")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        script = os.path.join(tmp, "worker.py")
+        with open(script, "w", encoding="utf-8") as file:
+            file.write(WORKER)
+        if args.timeit:
+            values = timed(script, args.filter, args.rounds)
+            unit = "ns per read"
+        else:
+            chosen = args.configs.split(",") if args.configs else CONFIGS
+            values = {config: per_read(script, config, args.filter) for config in chosen}
+            unit = "instructions per read"
+    version = sys.version.split()[0]
+    for config, value in values.items():
+        print(f"{version} {config:18} {value:8.1f} {unit}")
+    result = ratios(values) if set(values) == set(CONFIGS) else {}
+    for name, ratio in result.items():
+        print(f"{version} {name}: {ratio:.3f}")
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as file:
+            json.dump(
+                {
+                    "python": version,
+                    "filter": args.filter,
+                    "unit": unit,
+                    "values": values,
+                    "ratios": result,
+                },
+                file,
+                indent=2,
+            )
+
+
+if __name__ == "__main__":
+    main()

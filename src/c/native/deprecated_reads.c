@@ -1,0 +1,268 @@
+/* Reads of deprecated module attributes: ModuleType's read slot wrapper,
+ * in place while a module has a deprecation table (deprecations.c holds the
+ * tables and handles stores and deletions).
+ *
+ * From 3.11 on a module's reads are specialised and never call the slot, so
+ * the wrapper looks the table of a deprecating module up first and serves a
+ * table name without the original slot's miss; before 3.11 every read calls
+ * the slot, so the wrapper calls the original and only looks at the table
+ * after an AttributeError.  Either way the module's PEP 562 __getattr__ is
+ * asked before the table, and the warning is raised from C with stacklevel
+ * 1: no Python frame of ours is on the stack, so it names the caller's
+ * line. */
+#include "native.h"
+#if !HAS_FRAME_ACCESSORS
+/* 3.8's frame struct (f_code). */
+#  include <frameobject.h>
+#endif
+
+/* ModuleType's own read slot, captured when first wrapped and never cleared:
+ * a subclass readied meanwhile may still call deprecating_getattro(). */
+static getattrofunc original_getattro = NULL;
+static int getattro_wrapped = 0;
+
+/* Whether *code* is importlib's _handle_fromlist, frozen or from source. */
+static int
+is_handle_fromlist(PyCodeObject *code)
+{
+    if (!PyUnicode_Check(code->co_name) || !PyUnicode_Check(code->co_filename) ||
+        PyUnicode_CompareWithASCIIString(code->co_name, "_handle_fromlist") != 0) {
+        return 0;
+    }
+    const char *file = PyUnicode_AsUTF8(code->co_filename);
+    if (file == NULL) {
+        PyErr_Clear();
+        return 0;
+    }
+    static const char suffix[] = "_bootstrap.py";
+    size_t length = strlen(file), suffix_length = sizeof(suffix) - 1;
+    return strcmp(file, "<frozen importlib._bootstrap>") == 0 ||
+           (length >= suffix_length && strcmp(file + length - suffix_length, suffix) == 0);
+}
+
+/* Whether this read is the hasattr(package, name) probe that the import
+ * system's _handle_fromlist makes for `from package import name` before the
+ * user's own IMPORT_FROM reads the name: only that read may warn. */
+static int
+is_fromlist_probe(void)
+{
+#if HAS_FRAME_ACCESSORS
+    PyFrameObject *frame = PyThreadState_GetFrame(PyThreadState_Get());
+    if (frame == NULL) {
+        return 0;
+    }
+    PyCodeObject *code = PyFrame_GetCode(frame);
+    Py_DECREF(frame);
+#else
+    PyFrameObject *frame = PyEval_GetFrame();
+    if (frame == NULL) {
+        return 0;
+    }
+    PyCodeObject *code = frame->f_code;
+    Py_INCREF(code);
+#endif
+    int probe = is_handle_fromlist(code);
+    Py_DECREF(code);
+    return probe;
+}
+
+/* ---- reads ---- */
+
+/* Interned "__getattr__", made with the first table, kept for the runtime. */
+PyObject *getattr_key = NULL;
+
+/* The read of table name *name*, whose entry *item* the caller holds: warn
+ * (unless this is the import system's probe) and return the value. */
+static PyObject *
+serve_entry(PyObject *name, PyObject *item)
+{
+    PyObject *found, *category;
+    const char *message;
+    if (unpack_entry(name, item, &found, &message, &category) < 0 ||
+        (!is_fromlist_probe() && PyErr_WarnEx(category, message, 1) < 0)) {
+        return NULL;
+    }
+    /* The entry, which the caller holds, kept it alive through the warning. */
+    Py_INCREF(found);
+    return found;
+}
+
+/* The entry for *name* in *module*'s table (new reference), NULL if none
+ * (or with an exception: a key's __eq__ may raise, or change the tables,
+ * which is why the table is held meanwhile). */
+static PyObject *
+find_entry(weak_entry *entry, PyObject *name)
+{
+    PyObject *table = entry->value;
+    Py_INCREF(table);
+    PyObject *item = PyUnicode_Check(name) ? PyDict_GetItemWithError(table, name) : NULL;
+    Py_XINCREF(item);
+    Py_DECREF(table);
+    return item;
+}
+
+#if DEPRECATION_NAME_FIRST
+/* The original slot failed with *module*, which has a table, and *item*
+ * (held, or NULL) is the entry for *name*: a table name is read with a
+ * warning, anything else fails as it did. */
+static PyObject *
+read_after_miss(PyObject *name, PyObject *item)
+{
+    if (item == NULL || !PyErr_ExceptionMatches(PyExc_AttributeError)) {
+        return NULL;
+    }
+    PyErr_Clear();
+    return serve_entry(name, item);
+}
+
+/* A read on a module with a table.  The module's specialised reads never get
+ * here; the others pay one dict lookup first.  A table name is served
+ * without the original slot's miss (which formats an AttributeError, about
+ * two thirds of the cost of such a read) when nothing could answer before
+ * the table: an exact module (no class attributes), a non-dunder name,
+ * no such key in the namespace, no PEP 562 __getattr__. */
+static Py_NO_INLINE PyObject *
+deprecating_module_getattro(weak_entry *entry, PyObject *self, PyObject *name)
+{
+    PyObject *item = find_entry(entry, name);
+    if (item == NULL) {
+        return PyErr_Occurred() ? NULL : original_getattro(self, name);
+    }
+    PyObject *result;
+    int direct = 0;
+    PyObject *dict = Py_TYPE(self) == &PyModule_Type && !is_dunder_name(name)
+                         ? PyModule_GetDict(self)
+                         : NULL;
+    if (dict != NULL) {
+        direct = PyDict_Contains(dict, name);
+        if (direct == 0) {
+            direct = PyDict_Contains(dict, getattr_key);
+        }
+        direct = direct < 0 ? -1 : !direct;
+    }
+    if (direct < 0) {
+        result = NULL;
+    }
+    else if (direct) {
+        result = serve_entry(name, item);
+    }
+    else {
+        result = original_getattro(self, name);
+        if (result == NULL) {
+            result = read_after_miss(name, item);
+        }
+    }
+    Py_DECREF(item);
+    return result;
+}
+
+/* ModuleType's read slot while a module has a table.  A read on any other
+ * module costs one probe of the table of tables; specialised reads (3.11+)
+ * never call the slot. */
+static PyObject *
+deprecating_getattro(PyObject *self, PyObject *name)
+{
+    weak_entry *entry = weak_table_find(&deprecations, self);
+    if (entry != NULL) {
+        return deprecating_module_getattro(entry, self, name);
+    }
+    return original_getattro(self, name);
+}
+#else
+/* The original slot failed: look for a table. */
+static Py_NO_INLINE PyObject *
+deprecated_read(PyObject *self, PyObject *name)
+{
+    weak_entry *entry = weak_table_find(&deprecations, self);
+    if (entry == NULL || !PyErr_ExceptionMatches(PyExc_AttributeError)) {
+        return NULL;
+    }
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
+    PyObject *item = find_entry(entry, name);
+    if (item == NULL && !PyErr_Occurred()) {
+        PyErr_Restore(type, value, tb);
+        return NULL;
+    }
+    Py_XDECREF(type);
+    Py_XDECREF(value);
+    Py_XDECREF(tb);
+    if (item == NULL) {
+        return NULL;
+    }
+    PyObject *result = serve_entry(name, item);
+    Py_DECREF(item);
+    return result;
+}
+
+/* ModuleType's read slot while a module has a table.  Every read of a
+ * module calls the slot before 3.11, so a hit costs only the call of the
+ * original slot and a NULL check. */
+static PyObject *
+deprecating_getattro(PyObject *self, PyObject *name)
+{
+    PyObject *result = original_getattro(self, name);
+    if (result == NULL) {
+        return deprecated_read(self, name);
+    }
+    return result;
+}
+#endif
+
+/* Put the wrapper into ModuleType's slot and that of its subclasses still on
+ * the original (they copied it when created). */
+int
+wrap_getattro(void)
+{
+    if (getattro_wrapped) {
+        return 0;
+    }
+    if (original_getattro == NULL) {
+        original_getattro = PyModule_Type.tp_getattro;
+    }
+    if (PyModule_Type.tp_getattro != original_getattro) {
+        PyErr_SetString(PyExc_RuntimeError,
+                        "ModuleType's attribute read slot was replaced by something other "
+                        "than pep726hook");
+        return -1;
+    }
+    if (repoint_getattro_subclasses(&PyModule_Type, original_getattro, deprecating_getattro) <
+        0) {
+        return -1;
+    }
+    PyModule_Type.tp_getattro = deprecating_getattro;
+    getattro_wrapped = 1;
+    PyType_Modified(&PyModule_Type);
+    return 0;
+}
+
+/* Take the wrapper out again.  *release* is 0 when the runtime is gone:
+ * then no object (no subclass) is touched.  Never raises. */
+void
+unwrap_getattro(int release)
+{
+    if (!getattro_wrapped) {
+        return;
+    }
+    PyModule_Type.tp_getattro = original_getattro;
+    getattro_wrapped = 0;
+    if (!release) {
+        return;
+    }
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
+    /* A subclass left on the wrapper still reads correctly: it calls the
+     * original and finds no table. */
+    if (repoint_getattro_subclasses(&PyModule_Type, deprecating_getattro, original_getattro) <
+        0) {
+        PyErr_Clear();
+    }
+    PyType_Modified(&PyModule_Type);
+    PyErr_Restore(type, value, tb);
+}
+
+int
+getattro_is_wrapped(void)
+{
+    return getattro_wrapped;
+}

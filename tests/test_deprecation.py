@@ -1,0 +1,693 @@
+"""Deprecated module attributes: ``pep726hook.deprecated()`` and ``deprecate_attribute()``.
+
+Every behaviour is checked under each engine, for a module that opted in with
+``enable()`` alone and for one opted in while the process-wide hook is on.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import subprocess
+import sys
+import textwrap
+import threading
+import types
+import warnings
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+import pytest
+from _venv import ENGINES, TIMEOUT, WriteModule, clean_env, collect_garbage, describe, join_or_fail
+
+import pep726hook
+from pep726hook import _deprecation
+
+MESSAGE = "depmod.Old is deprecated; use depmod.New"
+
+LIBRARY = f"""
+import pep726hook
+
+class New:
+    pass
+
+Old = pep726hook.deprecated(New, {MESSAGE!r})
+Gone = pep726hook.deprecated(42, "depmod.Gone is deprecated", category=FutureWarning)
+plain = 1
+pep726hook.enable(__name__)
+"""
+
+HOOKED_LIBRARY = (
+    """
+log = []
+
+def __setattr__(name, value):
+    log.append(("set", name, value))
+    if value == "refused":
+        raise ValueError("refused by the hook")
+    globals()[name] = value
+
+def __delattr__(name):
+    log.append(("del", name))
+    if name == "Gone":
+        raise ValueError("refused by the hook")
+    del globals()[name]
+"""
+    + LIBRARY
+)
+
+
+@pytest.fixture(params=[(e, on) for e in ENGINES for on in (False, True)], ids=str)
+def route(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """An engine for enable(), alone or with the process-wide hook on as well."""
+    name, installed = request.param
+    monkeypatch.setenv("PEP726HOOK_ENGINE", name)
+    if installed:
+        with pep726hook.install(name):
+            yield name
+    else:
+        yield name
+
+
+@pytest.fixture
+def load(write_module: WriteModule) -> Callable[..., Any]:
+    def make(source: str = LIBRARY, name: str = "depmod", package: bool = False) -> Any:
+        write_module(name, source, package=package)
+        return importlib.import_module(name)
+
+    return make
+
+
+def _line_after(frame: types.FrameType | None) -> int:
+    assert frame is not None
+    return frame.f_lineno
+
+
+# -- reads -------------------------------------------------------------------------------
+
+
+def test_reads_warn_at_the_callers_line_and_return_the_value(
+    route: str, load: Callable[..., Any]
+) -> None:
+    module = load()
+    here = inspect.currentframe()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert module.Old is module.New
+        line_attribute = _line_after(here) - 1
+        assert getattr(module, "Old") is module.New
+        line_getattr = _line_after(here) - 1
+        assert getattr(module, "Old", None) is module.New
+        assert hasattr(module, "Old")
+        assert module.Gone == 42
+    assert [str(w.message) for w in caught] == [MESSAGE] * 4 + ["depmod.Gone is deprecated"]
+    assert [w.category for w in caught] == [DeprecationWarning] * 4 + [FutureWarning]
+    assert {w.filename for w in caught} == {__file__}
+    assert [w.lineno for w in caught[:2]] == [line_attribute, line_getattr]
+
+
+def test_the_name_leaves_the_namespace_and_other_names_read_plainly(
+    route: str, load: Callable[..., Any]
+) -> None:
+    module = load()
+    assert "Old" not in vars(module) and "Gone" not in vars(module)
+    assert _deprecation.deprecations_of(module) == {
+        "Old": (module.New, MESSAGE, DeprecationWarning),
+        "Gone": (42, "depmod.Gone is deprecated", FutureWarning),
+    }
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert module.plain == 1
+        with pytest.raises(AttributeError, match="module 'depmod' has no attribute 'missing'"):
+            module.missing  # noqa: B018
+        assert not hasattr(module, "missing")
+
+
+def test_the_native_engine_holds_the_very_table_of_the_module(
+    route: str, load: Callable[..., Any]
+) -> None:
+    if route != "native":
+        pytest.skip("the class engine reads the table from pep726hook._deprecation itself")
+    from pep726hook import _native
+
+    module = load()
+    assert _native.deprecations_of(module) is _deprecation.deprecations_of(module)
+    assert type(module) is types.ModuleType
+
+
+def test_class_engine_slows_the_reads_of_modules_with_deprecations_only(
+    monkeypatch: pytest.MonkeyPatch, load: Callable[..., Any]
+) -> None:
+    monkeypatch.setenv("PEP726HOOK_ENGINE", "class")
+    with_table = load()
+    without = load("import pep726hook\nx = 1\npep726hook.enable(__name__)\n", name="nodep")
+    # A type-level __getattr__ sends every read of the class through Python's slot.
+    assert "__getattr__" not in vars(type(without))
+    assert hasattr(type(with_table), "__getattr__")
+    assert pep726hook.engine(with_table) == "class"
+
+
+def test_each_call_site_warns_once_under_the_default_action(
+    route: str, load: Callable[..., Any]
+) -> None:
+    module = load()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.resetwarnings()
+        warnings.simplefilter("default")
+        for _ in range(3):
+            module.Old  # noqa: B018
+        for _ in range(3):
+            module.Old  # noqa: B018
+    assert len(caught) == 2
+    assert caught[0].lineno != caught[1].lineno
+
+
+def test_from_import_of_a_module_warns_once_at_the_import_line(
+    route: str, load: Callable[..., Any]
+) -> None:
+    module = load()
+    here = inspect.currentframe()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        from depmod import Old  # type: ignore[import-not-found]
+
+        line = _line_after(here) - 2
+    assert Old is module.New
+    assert [(w.filename, w.lineno, str(w.message)) for w in caught] == [(__file__, line, MESSAGE)]
+
+
+def test_from_import_of_a_package_warns_once_at_the_import_line(
+    route: str, load: Callable[..., Any]
+) -> None:
+    # importlib's _handle_fromlist asks hasattr(package, "Old") first: that
+    # probe must neither warn nor be what the warning names.
+    package = load(name="deppkg", package=True)
+    here = inspect.currentframe()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        from deppkg import Old  # type: ignore[import-not-found]
+
+        line = _line_after(here) - 2
+    assert Old is package.New
+    assert [(w.filename, w.lineno) for w in caught] == [(__file__, line)]
+
+
+def test_a_submodule_import_under_a_deprecated_package_name_is_not_tried(
+    route: str, load: Callable[..., Any]
+) -> None:
+    # hasattr() is True for a deprecated name, so `from package import Old`
+    # never looks for a submodule deppkg.Old.
+    load(name="deppkg", package=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        from deppkg import Old  # noqa: F401  # type: ignore[import-not-found]
+    assert "deppkg.Old" not in sys.modules
+
+
+# -- the module's own __getattr__ (PEP 562) ---------------------------------------------
+
+PEP562_LIBRARY = (
+    """
+def __getattr__(name):
+    if name in ("lazy", "Old"):
+        return f"served {name}"
+    raise AttributeError(f"custom: no {name}")
+"""
+    + LIBRARY
+)
+
+
+def test_the_modules_own_getattr_runs_first_and_its_errors_pass_through(
+    route: str, load: Callable[..., Any]
+) -> None:
+    module = load(PEP562_LIBRARY)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert module.lazy == "served lazy"
+        assert module.Old == "served Old"  # its own __getattr__ answers first
+        assert module.Gone == 42  # it raised AttributeError: the table's turn
+        with pytest.raises(AttributeError, match="custom: no missing"):
+            module.missing  # noqa: B018
+    assert [str(w.message) for w in caught] == ["depmod.Gone is deprecated"]
+    assert caught[0].filename == __file__
+
+
+def test_a_warning_from_the_modules_own_getattr_names_the_callers_line(
+    route: str, load: Callable[..., Any]
+) -> None:
+    source = (
+        "import warnings\n"
+        "def __getattr__(name):\n"
+        "    if name == 'lazy':\n"
+        "        warnings.warn('lazy read', UserWarning, stacklevel=2)\n"
+        "        return 1\n"
+        "    raise AttributeError(name)\n" + LIBRARY
+    )
+    module = load(source)
+    here = inspect.currentframe()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        module.lazy  # noqa: B018
+        line = _line_after(here) - 1
+    assert [(w.filename, w.lineno) for w in caught] == [(__file__, line)]
+
+
+# -- stores and deletions ------------------------------------------------------------------
+
+
+def test_a_store_warns_ends_the_deprecation_and_stores(
+    route: str, load: Callable[..., Any]
+) -> None:
+    module = load()
+    here = inspect.currentframe()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        module.Old = "new value"
+        line = _line_after(here) - 1
+        assert module.Old == "new value"
+        setattr(module, "Gone", 7)
+        assert module.Gone == 7
+    assert [(str(w.message), w.filename) for w in caught] == [
+        (MESSAGE, __file__),
+        ("depmod.Gone is deprecated", __file__),
+    ]
+    assert caught[0].lineno == line
+    assert _deprecation.deprecations_of(module) == {}
+    assert vars(module)["Old"] == "new value"
+
+
+def test_a_delete_warns_and_deletes_the_name(route: str, load: Callable[..., Any]) -> None:
+    module = load()
+    here = inspect.currentframe()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        del module.Old
+        line = _line_after(here) - 1
+        delattr(module, "Gone")
+    assert [(w.filename, str(w.message)) for w in caught] == [
+        (__file__, MESSAGE),
+        (__file__, "depmod.Gone is deprecated"),
+    ]
+    assert caught[0].lineno == line
+    assert not hasattr(module, "Old") and "Old" not in vars(module)
+    assert _deprecation.deprecations_of(module) == {}
+    with pytest.raises(AttributeError):
+        del module.Old
+
+
+def test_stores_and_deletions_go_through_the_modules_hooks(
+    route: str, load: Callable[..., Any]
+) -> None:
+    module = load(HOOKED_LIBRARY)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        module.Old = 1
+        del module.Old
+    assert module.log == [("set", "Old", 1), ("del", "Old")]
+    assert len(caught) == 1  # the deletion is of an ordinary name by then
+    assert not hasattr(module, "Old")
+
+
+def test_a_failing_store_leaves_the_deprecation_in_place(
+    route: str, load: Callable[..., Any]
+) -> None:
+    module = load(HOOKED_LIBRARY)
+    table = dict(_deprecation.deprecations_of(module) or {})
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with pytest.raises(ValueError, match="refused by the hook"):
+            module.Old = "refused"
+        assert _deprecation.deprecations_of(module) == table
+        assert "Old" not in vars(module)
+        assert module.Old is module.New
+    assert len(caught) == 2  # the store, then the read
+
+
+def test_a_failing_delete_leaves_the_deprecation_and_namespace_as_they_were(
+    route: str, load: Callable[..., Any]
+) -> None:
+    module = load(HOOKED_LIBRARY)
+    table = dict(_deprecation.deprecations_of(module) or {})
+    with warnings.catch_warnings(record=True):
+        warnings.simplefilter("always")
+        with pytest.raises(ValueError, match="refused by the hook"):
+            del module.Gone
+        assert _deprecation.deprecations_of(module) == table
+        assert "Gone" not in vars(module)
+        assert module.Gone == 42
+    assert module.log == [("del", "Gone")]
+
+
+# -- what lists names -----------------------------------------------------------------------
+
+
+def test_dir_vars_and_star_import_leave_deprecated_names_out(
+    route: str, load: Callable[..., Any]
+) -> None:
+    module = load()
+    assert "Old" not in dir(module) and "Old" not in vars(module)
+    namespace: dict[str, Any] = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        exec("from depmod import *", namespace)
+    assert "plain" in namespace and "Old" not in namespace
+
+
+def test_star_import_of_a_deprecated_name_in_all_warns(
+    route: str, load: Callable[..., Any]
+) -> None:
+    module = load(LIBRARY + "__all__ = ['Old', 'plain']\n")
+    namespace: dict[str, Any] = {}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        exec("from depmod import *", namespace)
+    assert namespace["Old"] is module.New
+    assert [str(w.message) for w in caught] == [MESSAGE]
+
+
+# -- when enable() runs ------------------------------------------------------------------
+
+
+def test_a_marker_assigned_after_enable_waits_for_the_next_enable(
+    route: str, load: Callable[..., Any]
+) -> None:
+    source = (
+        "import pep726hook\npep726hook.enable(__name__)\nOld = pep726hook.deprecated(1, 'old')\n"
+    )
+    module = load(source)
+    marker = vars(module)["Old"]
+    assert type(marker) is pep726hook.DeprecatedValue
+    assert "call pep726hook.enable(__name__) after" in repr(marker)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert module.Old is marker  # no deprecation in effect yet
+        assert pep726hook.enable(module) is module
+        assert module.Old == 1
+    assert [str(w.message) for w in caught] == ["old"]
+
+
+@pytest.mark.parametrize("engine_name", ENGINES)
+def test_enable_without_deprecations_never_loads_the_deprecation_module(engine_name: str) -> None:
+    code = """
+        import sys, types
+        module = types.ModuleType("lib")
+        sys.modules["lib"] = module
+        import pep726hook
+        pep726hook.enable("lib")
+        print(pep726hook.engine(module), "pep726hook._deprecation" in sys.modules)
+    """
+    result = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)],
+        capture_output=True,
+        text=True,
+        env={**clean_env(), "PEP726HOOK_ENGINE": engine_name},
+        timeout=TIMEOUT,
+        check=False,
+    )
+    assert result.returncode == 0, describe(result)
+    assert result.stdout == f"{engine_name} False\n"
+
+
+# -- deprecate_attribute() -----------------------------------------------------------------
+
+
+def test_deprecate_attribute_moves_an_existing_name(route: str, load: Callable[..., Any]) -> None:
+    module = load("value = 3\nother = 4\n", name="twisted_like")
+    pep726hook.deprecate_attribute(module, "value", "value is deprecated")
+    assert pep726hook.engine(module) == route
+    assert "value" not in vars(module)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert module.value == 3
+        pep726hook.deprecate_attribute("twisted_like", "value", "new text", category=UserWarning)
+        assert module.value == 3
+        assert module.other == 4
+    assert [(str(w.message), w.category) for w in caught] == [
+        ("value is deprecated", DeprecationWarning),
+        ("new text", UserWarning),
+    ]
+
+
+def test_deprecate_attribute_refuses_a_missing_name_and_changes_nothing(
+    route: str, load: Callable[..., Any]
+) -> None:
+    module = load("value = 3\n", name="twisted_like")
+    with pytest.raises(AttributeError, match="'twisted_like' has no attribute 'nope'"):
+        pep726hook.deprecate_attribute(module, "nope", "gone")
+    with pytest.raises(ValueError, match="'__doc__' cannot be deprecated"):
+        pep726hook.deprecate_attribute(module, "__doc__", "gone")
+    with pytest.raises(TypeError, match="name must be a str, not int"):
+        pep726hook.deprecate_attribute(module, 3, "gone")  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="needs a module or its name, not int"):
+        pep726hook.deprecate_attribute(3, "value", "gone")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match=r"sys\.modules has no module of that name"):
+        pep726hook.deprecate_attribute("no_such_module_here", "value", "gone")
+    with pytest.raises(ValueError, match="message must not be empty"):
+        pep726hook.deprecate_attribute(module, "value", "")
+    assert vars(module)["value"] == 3
+    assert _deprecation.deprecations_of(module) is None
+    assert not pep726hook.is_upgraded(module) or pep726hook.is_installed()
+
+
+def test_deprecate_attribute_puts_the_value_back_when_opting_in_fails(
+    route: str, monkeypatch: pytest.MonkeyPatch, load: Callable[..., Any]
+) -> None:
+    module = load("value = 3\n", name="twisted_like")
+
+    def failing(_module: object) -> None:
+        raise RuntimeError("opting in failed")
+
+    monkeypatch.setattr("pep726hook._enable.enable", failing)
+    with pytest.raises(RuntimeError, match="opting in failed"):
+        pep726hook.deprecate_attribute(module, "value", "gone")
+    assert vars(module)["value"] == 3
+
+
+# -- bad arguments ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("arguments", "error", "match"),
+    [
+        ((1, 2), TypeError, "message must be a str, not int"),
+        ((1, ""), ValueError, "message must not be empty"),
+        ((1, "m", int), TypeError, "category must be a Warning subclass, not <class 'int'>"),
+        ((1, "m", UserWarning("x")), TypeError, "category must be a Warning subclass"),
+    ],
+)
+def test_deprecated_refuses_bad_arguments(arguments: Any, error: type, match: str) -> None:
+    value, message, *category = arguments
+    kwargs = {"category": category[0]} if category else {}
+    with pytest.raises(error, match=match):
+        pep726hook.deprecated(value, message, **kwargs)
+
+
+def test_deprecated_refuses_a_marker_as_value() -> None:
+    marker = pep726hook.deprecated(1, "m")
+    with pytest.raises(ValueError, match="already a deprecated"):
+        pep726hook.deprecated(marker, "m")
+
+
+def test_enable_refuses_a_marker_under_a_dunder_name_before_opting_in(
+    route: str, write_module: WriteModule
+) -> None:
+    source = (
+        "import pep726hook, sys\n"
+        "__all__ = pep726hook.deprecated([], 'm')\n"
+        "try:\n"
+        "    pep726hook.enable(__name__)\n"
+        "except ValueError as error:\n"
+        "    refused = str(error)\n"
+        "    from pep726hook._enable import is_opted_in\n"
+        "    opted_in = is_opted_in(sys.modules[__name__])\n"
+    )
+    write_module("dunder", source)
+    module: Any = importlib.import_module("dunder")
+    assert "'__all__' cannot be deprecated" in module.refused
+    assert module.opted_in is False
+    assert type(module.__all__) is pep726hook.DeprecatedValue
+
+
+# -- -W error ------------------------------------------------------------------------------
+
+W_ERROR_CHILD = """
+import sys
+import depmod
+from depmod import plain
+failures = []
+def expect_error(what, action):
+    try:
+        action()
+    except DeprecationWarning as error:
+        failures.append(f"{what}: {error}")
+    else:
+        failures.append(f"{what}: no error")
+expect_error("read", lambda: depmod.Old)
+expect_error("getattr", lambda: getattr(depmod, "Old"))
+expect_error("hasattr", lambda: hasattr(depmod, "Old"))
+def from_import():
+    from depmod import Old
+expect_error("from-import", from_import)
+expect_error("store", lambda: setattr(depmod, "Old", 1))
+expect_error("delete", lambda: delattr(depmod, "Old"))
+assert depmod.plain == 1 and depmod.New
+depmod.plain = 2
+del depmod.plain
+print("\\n".join(failures))
+"""
+
+
+@pytest.mark.parametrize("engine_name", ENGINES)
+@pytest.mark.parametrize("installed", [False, True])
+def test_w_error_turns_each_deprecated_access_into_an_exception_and_nothing_else(
+    engine_name: str, installed: bool, tmp_path: Path
+) -> None:
+    (tmp_path / "depmod.py").write_text(textwrap.dedent(LIBRARY), encoding="utf-8")
+    env = clean_env()
+    env["PEP726HOOK_ENGINE"] = engine_name
+    env["PYTHONPATH"] = str(tmp_path)
+    if installed:
+        env["PEP726HOOK"] = "1"
+    result = subprocess.run(
+        [sys.executable, "-W", "error::DeprecationWarning", "-c", W_ERROR_CHILD],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=TIMEOUT,
+        check=False,
+    )
+    assert result.returncode == 0, describe(result)
+    what = ["read", "getattr", "hasattr", "from-import", "store", "delete"]
+    # A store ends the deprecation only once it warned: under -W error the
+    # warning is raised first, so every access still meets the deprecated name.
+    assert result.stdout.splitlines() == [f"{w}: {MESSAGE}" for w in what]
+
+
+# -- lifetime and threads -------------------------------------------------------------------
+
+
+def test_a_dead_modules_table_is_forgotten(
+    route: str, mortal_modules: None, load: Callable[..., Any]
+) -> None:
+    module = load()
+    key = id(module)
+    assert key in _deprecation._tables
+    del module
+    sys.modules.pop("depmod")
+    collect_garbage()
+    assert key not in _deprecation._tables
+
+
+def test_threads_reading_and_storing_deprecated_names(
+    route: str, busy_switching: None, load: Callable[..., Any]
+) -> None:
+    module = load()
+    errors: list[BaseException] = []
+    names = [f"Name{i}" for i in range(50)]
+    for name in names:
+        module.__dict__[name] = name
+        pep726hook.deprecate_attribute(module, name, f"{name} is deprecated")
+
+    def reader() -> None:
+        try:
+            for _ in range(20):
+                for name in names:
+                    value = getattr(module, name)
+                    assert value in (name, "stored")
+        except BaseException as error:
+            errors.append(error)
+
+    def writer() -> None:
+        try:
+            for name in names:
+                setattr(module, name, "stored")
+        except BaseException as error:
+            errors.append(error)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        threads = [threading.Thread(target=reader) for _ in range(3)]
+        threads.append(threading.Thread(target=writer))
+        for thread in threads:
+            thread.start()
+        join_or_fail(threads)
+    assert errors == []
+    assert all(getattr(module, name) == "stored" for name in names)
+    assert set(_deprecation.deprecations_of(module) or {}) == {"Old", "Gone"}
+
+
+# -- the module's class, reload, pickle ----------------------------------------------------
+
+
+def test_a_class_assigned_later_keeps_the_deprecations(
+    route: str, load: Callable[..., Any], request: pytest.FixtureRequest
+) -> None:
+    if route == "native":
+        # A ModuleType subclass made after the native engine wrapped the read
+        # slot gets ModuleType's original slot back from the interpreter's
+        # slot fix-up, so its instances never reach the deprecation table.
+        request.applymarker(
+            pytest.mark.xfail(strict=True, reason="native read slot not given to later subclasses")
+        )
+    module = load(
+        LIBRARY
+        + "import sys, types\n"
+        + "class Own(types.ModuleType):\n"
+        + "    pass\n"
+        + "sys.modules[__name__].__class__ = Own\n"
+    )
+    assert issubclass(type(module), module.Own)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        read_back = getattr(module, "Old", None) is module.New
+        module.Gone = 1
+    messages = [str(w.message) for w in caught]
+    # Asserted with the module gone, so that a failure's traceback never
+    # keeps an opted-in module (and its engine) alive for later tests.
+    del module
+    sys.modules.pop("depmod")
+    assert read_back
+    assert messages == [MESSAGE, "depmod.Gone is deprecated"]
+
+
+def test_reload_deprecates_the_names_again(route: str, load: Callable[..., Any]) -> None:
+    module = load()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        module.Old = "stored"  # ends the deprecation
+        assert importlib.reload(module) is module
+        assert "Old" not in vars(module)
+        assert module.Old is module.New
+    assert [str(w.message) for w in caught] == [MESSAGE, MESSAGE]
+
+
+def test_the_class_of_a_module_with_deprecations_pickles_by_reference(
+    route: str, load: Callable[..., Any]
+) -> None:
+    import pickle
+
+    module = load(LIBRARY + "import sys, types\nclass Own(types.ModuleType): pass\n")
+    # Under the native engine the module is a plain ModuleType, which pickle
+    # cannot find by name (builtins.module): nothing of ours to check there.
+    classes = [type(module)] if route == "class" else []
+    module.__class__ = module.Own
+    classes.append(type(module))
+    for cls in classes:
+        assert pickle.loads(pickle.dumps(cls)) is cls
+
+
+def test_moduletype_setattr_called_directly_warns_only_under_the_native_engine(
+    route: str, load: Callable[..., Any]
+) -> None:
+    # Documented difference: the native engine handles the store in the module
+    # type's own slot; the class engine's class is skipped by such a call.
+    module = load()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        types.ModuleType.__setattr__(module, "Old", "direct")
+    assert module.Old == "direct"
+    if route == "native":
+        assert [str(w.message) for w in caught] == [MESSAGE]
+        assert "Old" not in (_deprecation.deprecations_of(module) or {})
+    else:
+        assert caught == []
