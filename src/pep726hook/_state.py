@@ -94,7 +94,6 @@ def is_module(candidate: object) -> "TypeGuard[ModuleType]":
     return issubclass(type(candidate), ModuleType)
 
 
-
 def register_opt_in(module: "ModuleType") -> None:
     """Remember that *module* opted in (until it dies)."""
     key = id(module)
