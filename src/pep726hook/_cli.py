@@ -126,10 +126,10 @@ def main(argv: "Sequence[str] | None" = None) -> int:
 
 def _run(options: "Options", prog: str) -> int:
     try:
-        requested = start_engine(options.engine)
+        started = start_engine(options.engine)
     except UsageError as error:
         return usage_error(prog, str(error))
-    return run(options, requested, prog)
+    return run(options, started, prog)
 
 
 def version_line() -> str:

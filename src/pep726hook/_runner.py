@@ -183,11 +183,12 @@ def run_command_line(argv: "Sequence[str]") -> "int | None":
     return run(options, start_engine(options.engine), program_name())
 
 
-def start_engine(option: "str | None") -> str:
+def start_engine(option: "str | None") -> "tuple[str, bool]":
     """Turn the hook on with the engine named by *option* or ``$PEP726HOOK_ENGINE``.
 
     Returns the engine as asked (validated, not resolved: ``auto`` stays
-    ``auto``).  Raises :class:`UsageError` for an unknown name or an engine
+    ``auto``), and whether ``__main__`` needs upgrading (not with the native
+    engine, whose patch serves every plain module).  Raises :class:`UsageError` for an unknown name or an engine
     that cannot run here.  The rule of every route that takes an engine
     option (this one and the pytest plugin): an engine named there replaces
     the active one; ``auto`` (or naming none) keeps it.
@@ -198,9 +199,9 @@ def start_engine(option: "str | None") -> str:
     else:
         requested = option
     if start_native_engine(ROUTE, requested):
-        return requested
+        return requested, False
     from ._engines import requested_engine_name
-    from ._install import install_replacing, record_route
+    from ._install import engine, install_replacing, record_route
 
     try:
         requested = requested_engine_name(option)
@@ -209,21 +210,22 @@ def start_engine(option: "str | None") -> str:
         # Unknown $PEP726HOOK_ENGINE, or an engine that cannot run here.
         raise UsageError(str(error)) from None
     record_route(ROUTE)
-    return requested
+    return requested, engine() != "native"
 
 
-def run(options: Options, requested: str, prog: str = "pep726hook") -> int:
+def run(options: Options, started: "tuple[str, bool]", prog: str = "pep726hook") -> int:
     """Export the hook to child processes and run the target, the engine started.
 
-    *requested* is what :func:`start_engine` returned.
+    *started* is what :func:`start_engine` returned.
     """
+    requested, upgrade = started
     os.environ[ACTIVATION_VARIABLE] = "1"
     # Children get the engine as asked, not as resolved: "auto" resolves the
     # same way in a child process, and to the class engine in a sub-interpreter
     # that cannot load the extension, where "native" would fail at start-up
     # (CPython's test_import SubinterpImportTests.test_isolated_config).
     os.environ[ENGINE_VARIABLE] = requested
-    runner = Runner(options.kind, options.target, options.args)
+    runner = Runner(options.kind, options.target, options.args, upgrade)
     try:
         runner.prepare()
     except TargetError as error:
@@ -269,15 +271,13 @@ class TargetError(Exception):
     """The target cannot be run; the message is what ``python`` would say.
 
     *status* is the exit status ``python`` itself gives for the same mistake.
+    Also the error class runpy's module resolution raises for a module it
+    cannot run (status 1, as python's).
     """
 
-    def __init__(self, message: str, status: int) -> None:
+    def __init__(self, message: str, status: int = 1) -> None:
         super().__init__(message)
         self.status = status
-
-
-class _RunpyError(Exception):
-    """Raised by runpy's module resolution for a module it cannot run."""
 
 
 class Runner:
@@ -285,15 +285,19 @@ class Runner:
 
     *kind* is ``"script"`` (a file, a directory or a zip file), ``"module"``
     (``-m``) or ``"code"`` (``-c``); *target* is the path, module name or
-    source as typed; *args* are the target's own arguments.
+    source as typed; *args* are the target's own arguments.  *upgrade* false
+    says that the active engine calls the hooks of any plain module (the
+    native engine): ``__main__`` then needs no upgrade, nor its code to be
+    looked at for hooks before it runs.
     """
 
-    def __init__(self, kind: str, target: str, args: "Sequence[str]") -> None:
+    def __init__(self, kind: str, target: str, args: "Sequence[str]", upgrade: bool = True) -> None:
         if kind not in ("script", "module", "code"):
             raise ValueError(f"unknown target kind {kind!r}")
         self.kind = kind
         self.target = target
         self.args = list(args)
+        self.upgrade = upgrade
         self.module: ModuleType | None = None
         # What run() executes: a code object, or the source of -c code that
         # cannot bind a hook, which exec() compiles itself (see _prepare_code).
@@ -341,7 +345,7 @@ class Runner:
         source: str | bytes = self.target
         if COMMAND_HONOURS_CODING_DECLARATION:
             source = self.target.encode("utf-8")
-        may_bind_hooks = _may_name_a_hook(self.target)
+        may_bind_hooks = self.upgrade and _may_name_a_hook(self.target)
         # Where linecache keys -c source by the file name "<string>" (3.13.0 to
         # 3.13.4), python compiles before it registers the source: warnings
         # raised by the compiler show no line, those raised at run time do.
@@ -350,7 +354,7 @@ class Runner:
             from ._runner_source import compile_main
 
             self.code = code = compile_main(source, "<string>")
-            may_bind_hooks = _code_may_bind_hooks(code)
+            may_bind_hooks = may_bind_hooks and _code_may_bind_hooks(code)
         else:
             # compile() first builds the classes of the ast module (about a
             # quarter of `python -c pass` on 3.12, as many instructions as
@@ -370,14 +374,14 @@ class Runner:
         sys.argv = ["-m", *self.args]
         try:
             _name, spec, code = runpy._get_module_details(  # type: ignore[attr-defined]
-                self.target, _RunpyError
+                self.target, TargetError
             )
-        except _RunpyError as error:
-            raise TargetError(str(error), 1) from None
+        except TargetError as error:
+            raise TargetError(str(error)) from None
         self.code = code
         self._new_main(_namespace_from_spec(spec))
         sys.argv[0] = spec.origin
-        return _code_may_bind_hooks(code)
+        return self.upgrade and _code_may_bind_hooks(code)
 
     def _prepare_main_of(self, location: str) -> bool:
         """A directory or zip file: run its ``__main__`` as Python does (via runpy)."""
@@ -392,16 +396,16 @@ class Runner:
         sys.argv = [self.target, *self.args]
         try:
             _name, spec, code = runpy._get_main_module_details(  # type: ignore[attr-defined]
-                _RunpyError
+                TargetError
             )
-        except _RunpyError as error:
-            raise TargetError(str(error), 1) from None
+        except TargetError as error:
+            raise TargetError(str(error)) from None
         self.code = code
         self._new_main(_namespace_from_spec(spec))
-        return _code_may_bind_hooks(code)
+        return self.upgrade and _code_may_bind_hooks(code)
 
     def _prepare_script(self) -> bool:
-        from importlib.machinery import SourceFileLoader, SourcelessFileLoader
+        import importlib.machinery
 
         from ._runner_source import compile_script
 
@@ -421,20 +425,20 @@ class Runner:
         sys.argv = [typed, *self.args]
         loader: Any
         if _is_compiled(typed, data):
-            loader = SourcelessFileLoader("__main__", filename)
+            loader = importlib.machinery.SourcelessFileLoader("__main__", filename)
             try:
                 code = loader.get_code("__main__")
             except ImportError as error:
                 raise TargetError(f"can't run {shown_name(typed)}: {error}", 1) from None
         else:
-            loader = SourceFileLoader("__main__", filename)
+            loader = importlib.machinery.SourceFileLoader("__main__", filename)
             code = compile_script(data, filename)
         self.code = code
         namespace: dict[str, Any] = {"__file__": filename, "__loader__": loader}
         if MAIN_HAS_CACHED:
             namespace["__cached__"] = None
         self._new_main(namespace)
-        return _code_may_bind_hooks(code)
+        return self.upgrade and _code_may_bind_hooks(code)
 
     def _new_main(self, extra: "dict[str, Any]") -> None:
         """Make a fresh ``__main__`` with the globals Python gives its main module."""
@@ -540,9 +544,11 @@ def _code_may_bind_hooks(code: "CodeType") -> bool:
 def _builtin_importer() -> "Any":
     # What python -c gives __main__.__loader__; runpy (and so `python -m`)
     # imports importlib.machinery before we run, the console script does not.
-    from importlib.machinery import BuiltinImporter
+    # Not `from importlib.machinery import ...`: that form asks the module for
+    # __path__, which 3.14's module __getattr__ answers by importing warnings.
+    import importlib.machinery
 
-    return BuiltinImporter
+    return importlib.machinery.BuiltinImporter
 
 
 def report_exception(error: BaseException) -> int:
@@ -653,9 +659,9 @@ def _set_path0(entry: str) -> None:
 
 
 def _is_compiled(path: str, data: bytes) -> bool:
-    from importlib.util import MAGIC_NUMBER
+    import importlib.util
 
-    return path.endswith(".pyc") or data[:4] == MAGIC_NUMBER
+    return path.endswith(".pyc") or data[:4] == importlib.util.MAGIC_NUMBER
 
 
 def _namespace_from_spec(spec: "Any") -> "dict[str, Any]":
