@@ -10,13 +10,8 @@ starting.
 import os
 import sys
 
-# The environment variables of activation, defined here because start-up
-# imports this module and nothing else of ours but the C extension (each
-# further module costs `python -c pass` about 0.8 %): the rest of the package
-# imports them from here.  The .pth line and _pep726hook_startup, which cannot
-# import anything before they know the hook is wanted, spell the first one out.
-ACTIVATION_VARIABLE = "PEP726HOOK"
-ENGINE_VARIABLE = "PEP726HOOK_ENGINE"
+from . import _ACTIVATION_VARIABLE as ACTIVATION_VARIABLE
+from . import _ENGINE_VARIABLE as ENGINE_VARIABLE
 
 # The spellings of $PEP726HOOK, compared case-insensitively.  Any other value
 # leaves the hook off and says so on stderr: a typo must not pass unnoticed.

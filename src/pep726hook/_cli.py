@@ -15,8 +15,9 @@ for the rest (help, version, subcommands, usage errors).
 import os
 import sys
 
+from . import _ACTIVATION_VARIABLE as ACTIVATION_VARIABLE
+from . import _ENGINE_VARIABLE as ENGINE_VARIABLE
 from . import __version__
-from ._bootstrap import ACTIVATION_VARIABLE, ENGINE_VARIABLE
 from ._compat import CPYTHON_WITH_GIL, IMPLEMENTATION
 from ._runner import (
     Options,

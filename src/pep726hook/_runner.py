@@ -28,7 +28,9 @@ the future features of the module that calls it.
 import os
 import sys
 
-from ._bootstrap import ACTIVATION_VARIABLE, ENGINE_VARIABLE, start_native_engine
+from . import _ACTIVATION_VARIABLE as ACTIVATION_VARIABLE
+from . import _ENGINE_VARIABLE as ENGINE_VARIABLE
+from ._bootstrap import start_native_engine
 from ._compat import (
     COMMAND_HONOURS_CODING_DECLARATION,
     COMMAND_SOURCE_IN_LINECACHE,
