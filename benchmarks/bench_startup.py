@@ -304,7 +304,7 @@ def report_runner(
             for label, value in medians.items():
                 base = pairs.get(label)
                 ratio = f"   ratio {value / medians[base]:6.3f}" if base else ""
-                print(f"    {label:40} {value * 1e3:8.2f} ms{ratio}")
+                print(f"    {label:56} {value * 1e3:8.2f} ms{ratio}")
     if callgrind:
         if shutil.which("valgrind") is None:
             print("runner instructions: valgrind is not installed")
@@ -314,7 +314,7 @@ def report_runner(
         for label, count in counts.items():
             base = pairs.get(label)
             ratio = f"   ratio {count / counts[base]:6.3f}" if base else ""
-            print(f"    {label:40} {count / 1e6:8.2f} M{ratio}")
+            print(f"    {label:56} {count / 1e6:8.2f} M{ratio}")
 
 
 def main(argv: list[str] | None = None) -> int:
