@@ -342,10 +342,14 @@ def test_native_engine_starts_without_the_rest_of_the_package(
     argv = {"code": ["-c", SEEN_AT_THE_FIRST_LINE], "module": ["-m", "seen"], "script": ["seen.py"]}
     env = {"PEP726HOOK": "1"} if activated else {}
     out = venv.check_python(["-m", "pep726hook", *argv[target]], env=env, cwd=tmp_path)
-    expected = sorted(
-        RUNNER_MODULES + (["pep726hook._runner_source"] if target == "script" else [])
-    )
-    assert out == f"{expected} native the runner\n"
+    seen, _, how = out.partition("] ")
+    modules = set(seen.strip("[").replace("'", "").split(", "))
+    # A script is read by the file reader's rules; -c code is compiled by
+    # them too where python compiles it before running (3.13.0-3.13.4, 3.15).
+    reader = {"pep726hook._runner_source"}
+    assert modules - reader == set(RUNNER_MODULES), out
+    assert target != "script" or reader <= modules, out
+    assert how == "native the runner\n", out
 
 
 def test_class_engine_started_by_the_runner_reports_the_runner(venv: Venv) -> None:
