@@ -17,7 +17,9 @@ targets are judged on instruction counts, ``bench_callgrind.py`` (run by
 
 With ``--runner`` it also times the runner side by side with python itself,
 interleaved in the same way: ``python -m pep726hook -c pass`` against
-``python -c pass``, and a small script against ``python script.py``; and,
+``python -c pass``, ``python -m pep726hook -m PACKAGE`` against ``python -m
+PACKAGE`` (an empty package), and a small script against ``python
+script.py``; and,
 where valgrind is installed (``--callgrind``), it counts their instructions,
 with ``python -m`` of an empty package beside them: the part of the runner's
 cost that any ``python -m`` pays before the package's first line (runpy and
@@ -209,6 +211,13 @@ def runner_commands(python: Path, workdir: Path) -> dict[str, list[str]]:
         "python -c pass": [str(python), "-c", "pass"],
         f"python -m {EMPTY_PACKAGE}": [str(python), "-m", EMPTY_PACKAGE],
         "python -m pep726hook -c pass": [str(python), "-m", "pep726hook", "-c", "pass"],
+        f"python -m pep726hook -m {EMPTY_PACKAGE}": [
+            str(python),
+            "-m",
+            "pep726hook",
+            "-m",
+            EMPTY_PACKAGE,
+        ],
         "python script.py": [str(python), str(script)],
         "python -m pep726hook script.py": [str(python), "-m", "pep726hook", str(script)],
     }
@@ -280,6 +289,7 @@ def report_runner(
     pairs = {
         "python -m pep726hook -c pass": "python -c pass",
         f"python -m {EMPTY_PACKAGE}": "python -c pass",
+        f"python -m pep726hook -m {EMPTY_PACKAGE}": f"python -m {EMPTY_PACKAGE}",
         "python -m pep726hook script.py": "python script.py",
     }
     if runs:
@@ -294,7 +304,7 @@ def report_runner(
             for label, value in medians.items():
                 base = pairs.get(label)
                 ratio = f"   ratio {value / medians[base]:6.3f}" if base else ""
-                print(f"    {label:40} {value * 1e3:8.2f} ms{ratio}")
+                print(f"    {label:56} {value * 1e3:8.2f} ms{ratio}")
     if callgrind:
         if shutil.which("valgrind") is None:
             print("runner instructions: valgrind is not installed")
@@ -304,7 +314,7 @@ def report_runner(
         for label, count in counts.items():
             base = pairs.get(label)
             ratio = f"   ratio {count / counts[base]:6.3f}" if base else ""
-            print(f"    {label:40} {count / 1e6:8.2f} M{ratio}")
+            print(f"    {label:56} {count / 1e6:8.2f} M{ratio}")
 
 
 def main(argv: list[str] | None = None) -> int:

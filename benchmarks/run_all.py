@@ -696,6 +696,44 @@ def plot(results: list[dict[str, Any]], plotter: Interpreter) -> None:
     )
 
 
+# Sections of docs/benchmarks.md written by hand from other scripts' figures
+# (bench_startup.py --runner, bench_pyperformance.py): a run keeps them from the
+# page it replaces, unless it wrote a section of that title itself.
+KEPT_SECTIONS = ("Runner start-up", "Whole-program cost on pyperformance (callgrind)")
+
+
+def sections(text: str) -> dict[str, str]:
+    """The ``## `` sections of a markdown *text* by title, each with its heading."""
+    found: dict[str, str] = {}
+    title = None
+    for line in text.splitlines(keepends=True):
+        if line.startswith("## "):
+            title = line[3:].strip()
+            found[title] = ""
+        if title is not None:
+            found[title] += line
+    return found
+
+
+def with_kept_sections(text: str, previous: str) -> str:
+    """Return *text* followed by the sections of *previous* named in KEPT_SECTIONS it lacks."""
+    ours, theirs = sections(text), sections(previous)
+    for title in KEPT_SECTIONS:
+        if title in theirs and title not in ours:
+            text = text.rstrip("\n") + "\n\n" + theirs[title].rstrip("\n") + "\n"
+    return text
+
+
+def write_markdown(text: str) -> None:
+    """Write docs/benchmarks.md as *text*, keeping the hand-written sections of the old page."""
+    previous = ""
+    if os.path.exists(MARKDOWN):
+        with open(MARKDOWN, encoding="utf-8") as file:
+            previous = file.read()
+    with open(MARKDOWN, "w", encoding="utf-8") as file:
+        file.write(with_kept_sections(text, previous))
+
+
 def render_again(quick: bool) -> None:
     """Write docs/benchmarks.md from the raw results a run left, measuring nothing."""
     with open(os.path.join(RAW, "results.json"), encoding="utf-8") as file:
@@ -711,8 +749,7 @@ def render_again(quick: bool) -> None:
         text += "\nFailed, not in the tables:\n\n" + "".join(f"- {f}\n" for f in run["failed"])
     if os.path.exists(CHART):
         text += "\n![benchmarks](benchmarks.png)\n"
-    with open(MARKDOWN, "w", encoding="utf-8") as file:
-        file.write(text)
+    write_markdown(text)
     print(f"wrote {MARKDOWN}")
 
 
@@ -774,8 +811,7 @@ def main() -> None:
     if plotter is not None:
         plot(results, plotter)
         text += "\n![benchmarks](benchmarks.png)\n"
-    with open(MARKDOWN, "w", encoding="utf-8") as file:
-        file.write(text)
+    write_markdown(text)
     print(text)
     print(f"wrote {MARKDOWN}" + (f" and {CHART}" if plotter else ""))
 

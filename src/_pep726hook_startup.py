@@ -20,7 +20,7 @@ def activate() -> None:
 
     The bootstrap tells on from off values and reports unknown ones.
     """
-    # pep726hook._bootstrap.ACTIVATION_VARIABLE, spelt out as in the .pth line:
+    # pep726hook._ACTIVATION_VARIABLE, spelt out as in the .pth line:
     # importing it would import the package in every process.
     if os.environ.get("PEP726HOOK", "0") in ("", "0"):
         return

@@ -311,6 +311,70 @@ def test_explicit_engine_replaces_the_one_started_by_the_variable(
     assert out == f"{other} {other}\n"
 
 
+# What the program finds when its first line runs: the package's modules
+# loaded so far, the engine, and what turned the hook on.
+SEEN_AT_THE_FIRST_LINE = """\
+import sys
+ours = sorted(m for m in sys.modules if m.startswith("pep726hook"))
+import pep726hook
+from pep726hook._install import route
+print(ours, pep726hook.engine(), route())
+"""
+# The runner's own modules with the native engine: the rest of the package
+# (install(), the engines, the full command) would delay every program.
+RUNNER_MODULES = [
+    "pep726hook",
+    "pep726hook._bootstrap",
+    "pep726hook._compat",
+    "pep726hook._native",
+    "pep726hook._runner",
+]
+
+
+@pytest.mark.parametrize("target", ["code", "module", "script"])
+@pytest.mark.parametrize("activated", [False, True])
+def test_native_engine_starts_without_the_rest_of_the_package(
+    venv: Venv, tmp_path: Path, target: str, activated: bool
+) -> None:
+    if "native" not in venv.engines:
+        pytest.skip("the native engine is not built for this interpreter")
+    write(tmp_path / "seen.py", SEEN_AT_THE_FIRST_LINE)
+    argv = {"code": ["-c", SEEN_AT_THE_FIRST_LINE], "module": ["-m", "seen"], "script": ["seen.py"]}
+    env = {"PEP726HOOK": "1"} if activated else {}
+    out = venv.check_python(["-m", "pep726hook", *argv[target]], env=env, cwd=tmp_path)
+    seen, _, how = out.partition("] ")
+    modules = set(seen.strip("[").replace("'", "").split(", "))
+    # A script is read by the file reader's rules; -c code is compiled by
+    # them too where python compiles it before running (3.13.0-3.13.4, 3.15).
+    reader = {"pep726hook._runner_source"}
+    assert modules - reader == set(RUNNER_MODULES), out
+    assert target != "script" or reader <= modules, out
+    assert how == "native the runner\n", out
+
+
+def test_class_engine_started_by_the_runner_reports_the_runner(venv: Venv) -> None:
+    out = venv.check_python(["-m", "pep726hook", "--engine", "class", "-c", SEEN_AT_THE_FIRST_LINE])
+    assert out.endswith(" class the runner\n")
+
+
+LIST_MODULES = "import sys; print(*sorted(sys.modules), sep='\\n')"
+
+
+def test_runner_imports_nothing_python_would_not(venv: Venv, tmp_path: Path) -> None:
+    # Beyond its own modules, what a program finds imported under the runner
+    # is what python itself imports for `-c` or `-m` (runpy and its imports).
+    if "native" not in venv.engines:
+        pytest.skip("the class engine imports what it needs; measured for the native engine")
+    write(tmp_path / "listing" / "__init__.py", "")
+    write(tmp_path / "listing" / "__main__.py", LIST_MODULES)
+    python = set(venv.check_python(["-c", LIST_MODULES], cwd=tmp_path).split())
+    python |= set(venv.check_python(["-m", "listing"], cwd=tmp_path).split())
+    for argv in (["-c", LIST_MODULES], ["-m", "listing"]):
+        runner = set(venv.check_python(["-m", "pep726hook", *argv], cwd=tmp_path).split())
+        extra = {m for m in runner - python if m.split(".")[0] != "pep726hook"}
+        assert extra == set(), argv
+
+
 @pytest.mark.parametrize("spelling", ["CLASS", "Class", " class"])
 def test_engine_option_ignores_case_as_the_variable_does(venv: Venv, spelling: str) -> None:
     out = venv.check_python(
@@ -515,7 +579,9 @@ def test_broken_scripts_fail_or_run_as_python_does(venv: Venv, tmp_path: Path, c
         and sys.version_info >= (3, 14)
         and sys.implementation.name == "cpython"
     ):
-        pytest.xfail("3.14+'s file reader numbers a decoding error on line 2 as line 1 (docs/engines.md)")
+        pytest.xfail(
+            "3.14+'s file reader numbers a decoding error on line 2 as line 1 (docs/engines.md)"
+        )
     if case.startswith("nul") and sys.implementation.name == "pypy" and sys.version_info < (3, 10):
         pytest.xfail(
             "PyPy 3.9 keeps, skips or refuses a NUL byte where compile() refuses all (docs/engines.md)"

@@ -10,13 +10,8 @@ starting.
 import os
 import sys
 
-# The environment variables of activation, defined here because start-up
-# imports this module and nothing else of ours but the C extension (each
-# further module costs `python -c pass` about 0.8 %): the rest of the package
-# imports them from here.  The .pth line and _pep726hook_startup, which cannot
-# import anything before they know the hook is wanted, spell the first one out.
-ACTIVATION_VARIABLE = "PEP726HOOK"
-ENGINE_VARIABLE = "PEP726HOOK_ENGINE"
+from . import _ACTIVATION_VARIABLE as ACTIVATION_VARIABLE
+from . import _ENGINE_VARIABLE as ENGINE_VARIABLE
 
 # The spellings of $PEP726HOOK, compared case-insensitively.  Any other value
 # leaves the hook off and says so on stderr: a typo must not pass unnoticed.
@@ -36,11 +31,12 @@ OFF_VALUES = ("", "0", "false", "no", "off")
 # runs them once): the second call must neither install again nor repeat a warning.
 _attempted = False
 
-# Whether activate() patched the module type itself, for the installation
-# state (_state) to take over when the API is first used: importing _install,
+# The route by which the module type was patched here without install(), by
+# activate() or the runner (start_native_engine), for the installation state
+# (_state) to take over when the API is first used: importing _install,
 # _engines and _native_engine cost 6 % of `python -c pass`, and the native
 # engine needs none of them to start.  Handed over once (claim_start_up_patch).
-_started_native = False
+_patched_by: "str | None" = None
 
 
 def activation_requested(value: "str | None") -> "bool | None":
@@ -79,7 +75,10 @@ def activate() -> None:
         )
         return
     try:
-        if not _start_native_engine_alone():
+        if not (
+            _names_the_native_engine(os.environ.get(ENGINE_VARIABLE, ""))
+            and _start_native_engine_alone(START_UP_ROUTE)
+        ):
             from ._install import install, record_route
 
             install(None)
@@ -88,19 +87,42 @@ def activate() -> None:
         sys.stderr.write(f"pep726hook: hook not activated at start-up: {error}\n")
 
 
-def _start_native_engine_alone() -> bool:
+def _names_the_native_engine(value: str) -> bool:
+    """Tell whether an engine *value* (option or variable) lets the native engine start alone."""
+    return value.strip().lower() in ("", "auto", "native")
+
+
+def start_native_engine(route: str, requested: str) -> bool:
+    """Have the native engine serve the process, as ``install(requested)`` would; say if it does.
+
+    For the runner, which then starts its program without importing
+    ``install()`` and the engines (about 10 % of ``python -c pass``).
+    *requested* is a validated engine name; anything but ``auto`` or
+    ``native``, and any case :func:`_start_native_engine_alone` leaves to
+    ``install()``, returns False.  A patch that start-up made and nothing
+    took over yet is kept, under *route* from now on, as ``install()``
+    keeps an active engine that ``auto`` or its own name asks for.
+    """
+    global _patched_by
+    if not _names_the_native_engine(requested):
+        return False
+    if _patched_by is not None:
+        _patched_by = route
+        return True
+    return _start_native_engine_alone(route)
+
+
+def _start_native_engine_alone(route: str) -> bool:
     """Patch the module type the way ``install()`` would, without importing it.
 
-    Only where ``install(None)`` would pick the native engine and do nothing
-    more: ``$PEP726HOOK_ENGINE`` unset, ``auto`` or ``native``, the extension
-    built, the main interpreter, nothing patched or installed yet.  Anything
-    else (and every error message) is left to ``install()``.
+    Only where ``install()`` would pick the native engine and do nothing
+    more: the extension built, the main interpreter, nothing patched or
+    installed yet.  Anything else (and every error message) is left to
+    ``install()``.  *route* says what turned the hook on.
     """
-    global _started_native
+    global _patched_by
     if __name__.rpartition(".")[0] + "._state" in sys.modules:
         return False  # a sitecustomize or an earlier .pth got there first
-    if os.environ.get(ENGINE_VARIABLE, "").strip().lower() not in ("", "auto", "native"):
-        return False
     try:
         # Not built for PyPy and free-threaded builds (setup.py): the search
         # then fails in a package directory the import system has listed already.
@@ -111,7 +133,7 @@ def _start_native_engine_alone() -> bool:
     if not state["main"] or state["patched"]:
         return False
     _native.install()
-    _started_native = True
+    _patched_by = route
     main = sys.modules.get("__main__")
     if issubclass(type(main), type(sys)):
         # What install() does for __main__ (_install._main_to_upgrade, by the
@@ -124,14 +146,12 @@ def _start_native_engine_alone() -> bool:
 
 
 def claim_start_up_patch() -> "str | None":
-    """Hand the module-type patch :func:`activate` made over, once; return its route.
+    """Hand the module-type patch made here over, once; return its route.
 
-    Returns None when activation patched nothing or the patch was claimed
+    Returns None when nothing was patched here or the patch was claimed
     already: a copy of the installation state imported again after
     ``uninstall()`` must not take over a patch that is gone.
     """
-    global _started_native
-    if not _started_native:
-        return None
-    _started_native = False
-    return START_UP_ROUTE
+    global _patched_by
+    route, _patched_by = _patched_by, None
+    return route

@@ -7,16 +7,28 @@ Only our own options come before TARGET; whatever follows it belongs to the
 target, as with ``python``, ``coverage run`` and ``pdb``.
 
 Running a program is the common case and the one whose start-up counts: the
-command line is parsed by hand (no argparse), and this module imports nothing
-at the top but what the interpreter has imported before us.
+runner (:mod:`._runner`) parses those command lines by hand (no argparse) and
+runs them without this module, which ``python -m pep726hook`` imports only
+for the rest (help, version, subcommands, usage errors).
 """
 
 import os
 import sys
 
+from . import _ACTIVATION_VARIABLE as ACTIVATION_VARIABLE
+from . import _ENGINE_VARIABLE as ENGINE_VARIABLE
 from . import __version__
-from ._bootstrap import ACTIVATION_VARIABLE
 from ._compat import CPYTHON_WITH_GIL, IMPLEMENTATION
+from ._runner import (
+    Options,
+    UsageError,
+    discard,
+    parse_run_arguments,
+    program_name,
+    run,
+    start_engine,
+    write,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -79,98 +91,6 @@ options:
 """
 
 
-class UsageError(Exception):
-    """The command line is wrong; the message says how."""
-
-
-class Options:
-    """What the command line asks for."""
-
-    def __init__(
-        self,
-        action: str,
-        kind: str = "",
-        target: str = "",
-        args: "Sequence[str]" = (),
-        engine: "str | None" = None,
-    ) -> None:
-        self.action = action
-        self.kind = kind
-        self.target = target
-        self.args: list[str] = list(args)
-        self.engine: str | None = engine
-
-    def __repr__(self) -> str:
-        return (
-            f"Options(action={self.action!r}, kind={self.kind!r}, target={self.target!r}, "
-            f"args={self.args!r}, engine={self.engine!r})"
-        )
-
-
-def parse_run_arguments(argv: "Sequence[str]") -> Options:
-    """Parse ``[--engine E] [--] TARGET [args...]``; raise :class:`UsageError` if wrong."""
-    engine: str | None = None
-    index = 0
-    while index < len(argv):
-        arg = argv[index]
-        if arg == "--":
-            if index + 1 >= len(argv):
-                raise UsageError("missing TARGET after '--'")
-            return Options("run", "script", argv[index + 1], argv[index + 2 :], engine)
-        if arg in ("-h", "--help"):
-            return Options("help")
-        if arg == "--version":
-            return Options("version")
-        if arg == "--engine" or arg.startswith("--engine="):
-            engine, index = _engine_option(argv, index)
-            continue
-        if arg.startswith(("-m", "-c")):
-            return _flagged_target(argv, index, engine)
-        if arg == "-":
-            raise UsageError("reading the program from standard input is not supported")
-        if arg.startswith("-"):
-            raise UsageError(
-                f"unrecognized option {arg!r} (the program's own options go after TARGET)"
-            )
-        return Options("run", "script", arg, argv[index + 1 :], engine)
-    raise UsageError("missing TARGET (a script, a directory or zip file, -m module or -c code)")
-
-
-def _engine_option(argv: "Sequence[str]", index: int) -> "tuple[str, int]":
-    """Read ``--engine E`` or ``--engine=E`` at *index*; return E and the next index."""
-    from ._engines import ENGINE_NAMES, normalize_engine_name
-
-    arg = argv[index]
-    if "=" in arg:
-        value = arg.partition("=")[2]
-    else:
-        index += 1
-        if index >= len(argv):
-            raise UsageError("argument --engine: expected one argument")
-        value = argv[index]
-    try:
-        name = normalize_engine_name(value)
-    except ValueError:
-        choices = ", ".join(repr(name) for name in ENGINE_NAMES)
-        raise UsageError(
-            f"argument --engine: invalid choice: {value!r} (choose from {choices})"
-        ) from None
-    return name, index + 1
-
-
-def _flagged_target(argv: "Sequence[str]", index: int, engine: "str | None") -> Options:
-    """Read ``-m module`` / ``-c code`` (also glued, ``-mmodule``) at *index*."""
-    flag, value = argv[index][:2], argv[index][2:]
-    kind, what = ("module", "a module name") if flag == "-m" else ("code", "code")
-    rest = index + 1
-    if not value:
-        if rest >= len(argv):
-            raise UsageError(f"argument {flag}: expected {what}")
-        value = argv[rest]
-        rest += 1
-    return Options("run", kind, value, argv[rest:], engine)
-
-
 def main(argv: "Sequence[str] | None" = None) -> int:
     """Entry point of ``pep726hook`` and ``python -m pep726hook``; return the exit status.
 
@@ -197,58 +117,20 @@ def main(argv: "Sequence[str] | None" = None) -> int:
         text = (
             USAGE.format(prog=prog)
             + "\n"
-            + HELP.format(prog=prog, variable=_engine_variable(), activation=ACTIVATION_VARIABLE)
+            + HELP.format(prog=prog, variable=ENGINE_VARIABLE, activation=ACTIVATION_VARIABLE)
         )
         return _finish_output(_print(text))
     if options.action == "version":
         return _finish_output(_print(version_line()))
-    return run(options, prog)
+    return _run(options, prog)
 
 
-def run(options: Options, prog: str = "pep726hook") -> int:
-    """Install the hook, export it to child processes, and run the target."""
-    from ._engines import ENGINE_VARIABLE, requested_engine_name
-    from ._install import record_route
-    from ._runner import Runner, TargetError, report_exception
-
+def _run(options: "Options", prog: str) -> int:
     try:
-        requested = requested_engine_name(options.engine)
-        install_for_run(requested)
-    except (ValueError, RuntimeError) as error:
-        # Unknown $PEP726HOOK_ENGINE, or an engine that cannot run here.
+        started = start_engine(options.engine)
+    except UsageError as error:
         return usage_error(prog, str(error))
-    record_route("the runner")
-    os.environ[ACTIVATION_VARIABLE] = "1"
-    # Children get the engine as asked, not as resolved: "auto" resolves the
-    # same way in a child process, and to the class engine in a sub-interpreter
-    # that cannot load the extension, where "native" would fail at start-up
-    # (CPython's test_import SubinterpImportTests.test_isolated_config).
-    os.environ[ENGINE_VARIABLE] = requested
-    runner = Runner(options.kind, options.target, options.args)
-    try:
-        runner.prepare()
-    except TargetError as error:
-        _write(sys.stderr, f"{prog}: {error}\n")
-        return error.status
-    except SystemExit:
-        raise
-    except BaseException as error:
-        # `-m pkg.mod` imports pkg first: its exceptions are the program's own.
-        return report_exception(error)
-    return runner.run()
-
-
-def install_for_run(requested: str) -> None:
-    """Install the hook with the validated engine name *requested*.
-
-    The hook may already be on because this process started with
-    ``PEP726HOOK=1``.  The rule of every route that takes an engine option
-    (this one and the pytest plugin): an engine named there replaces the
-    active one; ``auto`` (or naming none) keeps it.
-    """
-    from ._install import install_replacing
-
-    install_replacing(requested)
+    return run(options, started, prog)
 
 
 def version_line() -> str:
@@ -269,7 +151,6 @@ def info() -> str:
     """What ``pep726hook info`` prints: engines, why one is missing, how the hook is on."""
     from ._bootstrap import ON_VALUES, activation_requested
     from ._engines import (
-        ENGINE_VARIABLE,
         available_engines,
         native_unavailable_reason,
         requested_engine_name,
@@ -314,7 +195,7 @@ def _info(prog: str, argv: "list[str]") -> int:
         text = (
             INFO_USAGE.format(prog=prog)
             + "\n"
-            + INFO_HELP.format(variable=_engine_variable(), activation=ACTIVATION_VARIABLE)
+            + INFO_HELP.format(variable=ENGINE_VARIABLE, activation=ACTIVATION_VARIABLE)
         )
         return _print(text)
     if argv:
@@ -348,23 +229,9 @@ def _python_version() -> str:
     return sys.version.split()[0]
 
 
-def _engine_variable() -> str:
-    from ._engines import ENGINE_VARIABLE
-
-    return ENGINE_VARIABLE
-
-
-def program_name() -> str:
-    """The name to show in messages: how the user started us."""
-    argv0 = sys.argv[0] if sys.argv else ""
-    if os.path.basename(argv0) == "__main__.py":
-        return "python -m pep726hook"
-    return os.path.basename(argv0) or "pep726hook"
-
-
 def usage_error(prog: str, message: str) -> int:
     """Report a usage error as argparse does: usage, then ``prog: error: message``."""
-    _write(sys.stderr, USAGE.format(prog=prog) + f"{prog}: error: {message}\n")
+    write(sys.stderr, USAGE.format(prog=prog) + f"{prog}: error: {message}\n")
     return USAGE_STATUS
 
 
@@ -375,7 +242,7 @@ def _print(text: str) -> int:
     the first line (``| head -1``) has then received all of it, and neither
     side sees a broken pipe.
     """
-    _write(sys.stdout, text)
+    write(sys.stdout, text)
     return 0
 
 
@@ -391,15 +258,6 @@ def _stdout_or_devnull() -> None:
         sys.stdout = open(os.devnull, "w")  # noqa: SIM115 (for the rest of the process)
 
 
-def _write(stream: "object", text: str) -> None:
-    if stream is None:
-        return  # started with that descriptor closed: python's own options print nothing
-    try:
-        stream.write(text)  # type: ignore[attr-defined]
-    except BrokenPipeError:
-        _discard(stream)
-
-
 def _finish_output(status: int) -> int:
     """Flush our own output while we can still tell a reader that has gone; return *status*."""
     stdout = sys.stdout
@@ -407,26 +265,8 @@ def _finish_output(status: int) -> int:
         try:
             stdout.flush()
         except BrokenPipeError:
-            _discard(stdout)
+            discard(stdout)
     return status
-
-
-def _discard(stream: "object") -> None:
-    """Send the rest of *stream*, whose reader has gone, to the null device.
-
-    As the Python documentation advises for SIGPIPE (signal module, "Note on
-    SIGPIPE"): the interpreter's last flush at exit would otherwise fail
-    again and print "Exception ignored ... BrokenPipeError".  The exit status
-    stays what it would have been, as with ``python --help | head -1``.
-    """
-    try:
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        try:
-            os.dup2(devnull, stream.fileno())  # type: ignore[attr-defined]
-        finally:
-            os.close(devnull)
-    except (OSError, AttributeError, ValueError):
-        pass  # not a file descriptor of ours to redirect: nothing more to say
 
 
 def _scan(prog: str, argv: "list[str]") -> int:
@@ -444,6 +284,6 @@ def _scan(prog: str, argv: "list[str]") -> int:
     except BrokenPipeError:
         # Python 3.8's argparse lets its --help meet the closed pipe (3.9+
         # ignore it); the scan's own report handles a reader gone itself.
-        _discard(sys.stdout)
+        discard(sys.stdout)
         return 0
     return int(status or 0)

@@ -10,7 +10,7 @@ import _warnings
 import os
 import sys
 
-from . import _bootstrap
+from . import _ENGINE_VARIABLE as ENGINE_VARIABLE
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -82,8 +82,6 @@ if TYPE_CHECKING:
 
 
 ENGINE_NAMES = ("auto", "native", "class")
-# Defined with activation; named here too for the routes that choose an engine.
-ENGINE_VARIABLE = _bootstrap.ENGINE_VARIABLE
 
 
 def upgrades_modules(engine: "Engine") -> "TypeGuard[UpgradingEngine]":

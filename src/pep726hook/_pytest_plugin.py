@@ -20,7 +20,8 @@ import os
 
 import pytest
 
-from ._bootstrap import ACTIVATION_VARIABLE, ENGINE_VARIABLE
+from . import _ACTIVATION_VARIABLE as ACTIVATION_VARIABLE
+from . import _ENGINE_VARIABLE as ENGINE_VARIABLE
 from ._engines import ENGINE_NAMES, normalize_engine_name, requested_engine_name
 from ._install import engine as active_engine
 from ._install import (

@@ -8,18 +8,29 @@ coverage.py's ``execfile.PyRunner``).  Module resolution (``-m``, and
 use it, so packages, error messages and ``__spec__`` come out as Python gives
 them.
 
+The common command lines, ``[run] [--engine E] [--] TARGET [args...]``, are
+parsed here too, so that ``python -m pep726hook TARGET`` starts its program
+without the full command (:mod:`._cli`: help, version, ``info``, ``scan``,
+usage errors).
+
 Every program started through the runner pays for what this module imports
 before its first line runs, so it imports only what the target needs: runpy
 for a module, a directory or a zip file, the file reader's rules
 (:mod:`._runner_source`) for a script, nothing for ``-c`` code (but
-:mod:`linecache` on CPython 3.13+, as python itself).  This module
-has no ``from __future__`` import: ``exec()`` of ``-c`` code inherits the
-future features of the module that calls it.
+:mod:`linecache` on CPython 3.13+, as python itself).  The native engine
+starts as ``PEP726HOOK=1`` starts it (:mod:`._bootstrap`), without
+``install()`` and the engines, which are imported only for the class engine,
+a program that binds a hook, or an engine that cannot start that way.  This
+module has no ``from __future__`` import: ``exec()`` of ``-c`` code inherits
+the future features of the module that calls it.
 """
 
 import os
 import sys
 
+from . import _ACTIVATION_VARIABLE as ACTIVATION_VARIABLE
+from . import _ENGINE_VARIABLE as ENGINE_VARIABLE
+from ._bootstrap import start_native_engine
 from ._compat import (
     COMMAND_HONOURS_CODING_DECLARATION,
     COMMAND_SOURCE_IN_LINECACHE,
@@ -30,7 +41,6 @@ from ._compat import (
     QUOTES_A_MISSING_SCRIPT,
     RECORDS_LAST_EXC,
 )
-from ._install import is_installed, upgrade
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -50,19 +60,226 @@ _RUNNER_FILES = frozenset(
 )
 
 
+# What the hook is said to be turned on by (`pep726hook info`, pytest's header).
+ROUTE = "the runner"
+
+
+class UsageError(Exception):
+    """The command line is wrong; the message says how."""
+
+
+class Options:
+    """What the command line asks for."""
+
+    def __init__(
+        self,
+        action: str,
+        kind: str = "",
+        target: str = "",
+        args: "Sequence[str]" = (),
+        engine: "str | None" = None,
+    ) -> None:
+        self.action = action
+        self.kind = kind
+        self.target = target
+        self.args: list[str] = list(args)
+        self.engine: str | None = engine
+
+    def __repr__(self) -> str:
+        return (
+            f"Options(action={self.action!r}, kind={self.kind!r}, target={self.target!r}, "
+            f"args={self.args!r}, engine={self.engine!r})"
+        )
+
+
+def parse_run_arguments(argv: "Sequence[str]") -> Options:
+    """Parse ``[--engine E] [--] TARGET [args...]``; raise :class:`UsageError` if wrong."""
+    engine: str | None = None
+    index = 0
+    while index < len(argv):
+        arg = argv[index]
+        if arg == "--":
+            if index + 1 >= len(argv):
+                raise UsageError("missing TARGET after '--'")
+            return Options("run", "script", argv[index + 1], argv[index + 2 :], engine)
+        if arg in ("-h", "--help"):
+            return Options("help")
+        if arg == "--version":
+            return Options("version")
+        if arg == "--engine" or arg.startswith("--engine="):
+            engine, index = _engine_option(argv, index)
+            continue
+        if arg.startswith(("-m", "-c")):
+            return _flagged_target(argv, index, engine)
+        if arg == "-":
+            raise UsageError("reading the program from standard input is not supported")
+        if arg.startswith("-"):
+            raise UsageError(
+                f"unrecognized option {arg!r} (the program's own options go after TARGET)"
+            )
+        return Options("run", "script", arg, argv[index + 1 :], engine)
+    raise UsageError("missing TARGET (a script, a directory or zip file, -m module or -c code)")
+
+
+def _engine_option(argv: "Sequence[str]", index: int) -> "tuple[str, int]":
+    """Read ``--engine E`` or ``--engine=E`` at *index*; return E and the next index."""
+    from ._engines import ENGINE_NAMES, normalize_engine_name
+
+    arg = argv[index]
+    if "=" in arg:
+        value = arg.partition("=")[2]
+    else:
+        index += 1
+        if index >= len(argv):
+            raise UsageError("argument --engine: expected one argument")
+        value = argv[index]
+    try:
+        name = normalize_engine_name(value)
+    except ValueError:
+        choices = ", ".join(repr(name) for name in ENGINE_NAMES)
+        raise UsageError(
+            f"argument --engine: invalid choice: {value!r} (choose from {choices})"
+        ) from None
+    return name, index + 1
+
+
+def _flagged_target(argv: "Sequence[str]", index: int, engine: "str | None") -> Options:
+    """Read ``-m module`` / ``-c code`` (also glued, ``-mmodule``) at *index*."""
+    flag, value = argv[index][:2], argv[index][2:]
+    kind, what = ("module", "a module name") if flag == "-m" else ("code", "code")
+    rest = index + 1
+    if not value:
+        if rest >= len(argv):
+            raise UsageError(f"argument {flag}: expected {what}")
+        value = argv[rest]
+        rest += 1
+    return Options("run", kind, value, argv[rest:], engine)
+
+
+def program_name() -> str:
+    """The name to show in messages: how the user started us."""
+    argv0 = sys.argv[0] if sys.argv else ""
+    if os.path.basename(argv0) == "__main__.py":
+        return "python -m pep726hook"
+    return os.path.basename(argv0) or "pep726hook"
+
+
+def run_command_line(argv: "Sequence[str]") -> "int | None":
+    """Run the program a ``[run] [--engine E] [--] TARGET [args...]`` command line names.
+
+    Returns its exit status, or None for anything else (a subcommand, help,
+    the version, a command line in error), which is the full command's to
+    handle (:func:`._cli.main`): nothing has been done then.  Raises
+    :class:`UsageError` when the engine cannot start.
+    """
+    if argv and argv[0] in ("scan", "info"):
+        return None
+    if argv and argv[0] == "run":
+        argv = argv[1:]
+    try:
+        options = parse_run_arguments(argv)
+    except UsageError:
+        return None
+    if options.action != "run":
+        return None
+    return run(options, start_engine(options.engine), program_name())
+
+
+def start_engine(option: "str | None") -> "tuple[str, bool]":
+    """Turn the hook on with the engine named by *option* or ``$PEP726HOOK_ENGINE``.
+
+    Returns the engine as asked (validated, not resolved: ``auto`` stays
+    ``auto``), and whether ``__main__`` needs upgrading (not with the native
+    engine, whose patch serves every plain module).  Raises :class:`UsageError` for an unknown name or an engine
+    that cannot run here.  The rule of every route that takes an engine
+    option (this one and the pytest plugin): an engine named there replaces
+    the active one; ``auto`` (or naming none) keeps it.
+    """
+    if option is None:
+        value = os.environ.get(ENGINE_VARIABLE, "")
+        requested = value.strip().lower() or "auto"
+    else:
+        requested = option
+    if start_native_engine(ROUTE, requested):
+        return requested, False
+    from ._engines import requested_engine_name
+    from ._install import engine, install_replacing, record_route
+
+    try:
+        requested = requested_engine_name(option)
+        install_replacing(requested)
+    except (ValueError, RuntimeError) as error:
+        # Unknown $PEP726HOOK_ENGINE, or an engine that cannot run here.
+        raise UsageError(str(error)) from None
+    record_route(ROUTE)
+    return requested, engine() != "native"
+
+
+def run(options: Options, started: "tuple[str, bool]", prog: str = "pep726hook") -> int:
+    """Export the hook to child processes and run the target, the engine started.
+
+    *started* is what :func:`start_engine` returned.
+    """
+    requested, upgrade = started
+    os.environ[ACTIVATION_VARIABLE] = "1"
+    # Children get the engine as asked, not as resolved: "auto" resolves the
+    # same way in a child process, and to the class engine in a sub-interpreter
+    # that cannot load the extension, where "native" would fail at start-up
+    # (CPython's test_import SubinterpImportTests.test_isolated_config).
+    os.environ[ENGINE_VARIABLE] = requested
+    runner = Runner(options.kind, options.target, options.args, upgrade)
+    try:
+        runner.prepare()
+    except TargetError as error:
+        write(sys.stderr, f"{prog}: {error}\n")
+        return error.status
+    except SystemExit:
+        raise
+    except BaseException as error:
+        # `-m pkg.mod` imports pkg first: its exceptions are the program's own.
+        return report_exception(error)
+    return runner.run()
+
+
+def write(stream: "object", text: str) -> None:
+    """Write our own *text* to *stream*, quietly when it is closed or its reader has gone."""
+    if stream is None:
+        return  # started with that descriptor closed: python's own options print nothing
+    try:
+        stream.write(text)  # type: ignore[attr-defined]
+    except BrokenPipeError:
+        discard(stream)
+
+
+def discard(stream: "object") -> None:
+    """Send the rest of *stream*, whose reader has gone, to the null device.
+
+    As the Python documentation advises for SIGPIPE (signal module, "Note on
+    SIGPIPE"): the interpreter's last flush at exit would otherwise fail
+    again and print "Exception ignored ... BrokenPipeError".  The exit status
+    stays what it would have been, as with ``python --help | head -1``.
+    """
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        try:
+            os.dup2(devnull, stream.fileno())  # type: ignore[attr-defined]
+        finally:
+            os.close(devnull)
+    except (OSError, AttributeError, ValueError):
+        pass  # not a file descriptor of ours to redirect: nothing more to say
+
+
 class TargetError(Exception):
     """The target cannot be run; the message is what ``python`` would say.
 
     *status* is the exit status ``python`` itself gives for the same mistake.
+    Also the error class runpy's module resolution raises for a module it
+    cannot run (status 1, as python's).
     """
 
-    def __init__(self, message: str, status: int) -> None:
+    def __init__(self, message: str, status: int = 1) -> None:
         super().__init__(message)
         self.status = status
-
-
-class _RunpyError(Exception):
-    """Raised by runpy's module resolution for a module it cannot run."""
 
 
 class Runner:
@@ -70,15 +287,19 @@ class Runner:
 
     *kind* is ``"script"`` (a file, a directory or a zip file), ``"module"``
     (``-m``) or ``"code"`` (``-c``); *target* is the path, module name or
-    source as typed; *args* are the target's own arguments.
+    source as typed; *args* are the target's own arguments.  *upgrade* false
+    says that the active engine calls the hooks of any plain module (the
+    native engine): ``__main__`` then needs no upgrade, nor its code to be
+    looked at for hooks before it runs.
     """
 
-    def __init__(self, kind: str, target: str, args: "Sequence[str]") -> None:
+    def __init__(self, kind: str, target: str, args: "Sequence[str]", upgrade: bool = True) -> None:
         if kind not in ("script", "module", "code"):
             raise ValueError(f"unknown target kind {kind!r}")
         self.kind = kind
         self.target = target
         self.args = list(args)
+        self.upgrade = upgrade
         self.module: ModuleType | None = None
         # What run() executes: a code object, or the source of -c code that
         # cannot bind a hook, which exec() compiles itself (see _prepare_code).
@@ -114,6 +335,8 @@ class Runner:
         # modules whose code cannot bind one (lazy_loader and others check
         # `type(module) is ModuleType`).
         if may_bind_hooks:
+            from ._install import upgrade
+
             upgrade(module)
         return module
 
@@ -124,7 +347,7 @@ class Runner:
         source: str | bytes = self.target
         if COMMAND_HONOURS_CODING_DECLARATION:
             source = self.target.encode("utf-8")
-        may_bind_hooks = _may_name_a_hook(self.target)
+        may_bind_hooks = self.upgrade and _may_name_a_hook(self.target)
         # Where linecache keys -c source by the file name "<string>" (3.13.0 to
         # 3.13.4), python compiles before it registers the source: warnings
         # raised by the compiler show no line, those raised at run time do.
@@ -133,7 +356,7 @@ class Runner:
             from ._runner_source import compile_main
 
             self.code = code = compile_main(source, "<string>")
-            may_bind_hooks = _code_may_bind_hooks(code)
+            may_bind_hooks = may_bind_hooks and _code_may_bind_hooks(code)
         else:
             # compile() first builds the classes of the ast module (about a
             # quarter of `python -c pass` on 3.12, as many instructions as
@@ -153,14 +376,14 @@ class Runner:
         sys.argv = ["-m", *self.args]
         try:
             _name, spec, code = runpy._get_module_details(  # type: ignore[attr-defined]
-                self.target, _RunpyError
+                self.target, TargetError
             )
-        except _RunpyError as error:
-            raise TargetError(str(error), 1) from None
+        except TargetError as error:
+            raise TargetError(str(error)) from None
         self.code = code
         self._new_main(_namespace_from_spec(spec))
         sys.argv[0] = spec.origin
-        return _code_may_bind_hooks(code)
+        return self.upgrade and _code_may_bind_hooks(code)
 
     def _prepare_main_of(self, location: str) -> bool:
         """A directory or zip file: run its ``__main__`` as Python does (via runpy)."""
@@ -175,16 +398,16 @@ class Runner:
         sys.argv = [self.target, *self.args]
         try:
             _name, spec, code = runpy._get_main_module_details(  # type: ignore[attr-defined]
-                _RunpyError
+                TargetError
             )
-        except _RunpyError as error:
-            raise TargetError(str(error), 1) from None
+        except TargetError as error:
+            raise TargetError(str(error)) from None
         self.code = code
         self._new_main(_namespace_from_spec(spec))
-        return _code_may_bind_hooks(code)
+        return self.upgrade and _code_may_bind_hooks(code)
 
     def _prepare_script(self) -> bool:
-        from importlib.machinery import SourceFileLoader, SourcelessFileLoader
+        import importlib.machinery
 
         from ._runner_source import compile_script
 
@@ -204,20 +427,20 @@ class Runner:
         sys.argv = [typed, *self.args]
         loader: Any
         if _is_compiled(typed, data):
-            loader = SourcelessFileLoader("__main__", filename)
+            loader = importlib.machinery.SourcelessFileLoader("__main__", filename)
             try:
                 code = loader.get_code("__main__")
             except ImportError as error:
                 raise TargetError(f"can't run {shown_name(typed)}: {error}", 1) from None
         else:
-            loader = SourceFileLoader("__main__", filename)
+            loader = importlib.machinery.SourceFileLoader("__main__", filename)
             code = compile_script(data, filename)
         self.code = code
         namespace: dict[str, Any] = {"__file__": filename, "__loader__": loader}
         if MAIN_HAS_CACHED:
             namespace["__cached__"] = None
         self._new_main(namespace)
-        return _code_may_bind_hooks(code)
+        return self.upgrade and _code_may_bind_hooks(code)
 
     def _new_main(self, extra: "dict[str, Any]") -> None:
         """Make a fresh ``__main__`` with the globals Python gives its main module."""
@@ -267,9 +490,12 @@ class Runner:
         finally:
             # A hook bound another way (globals()[...], exec) still counts for
             # what runs after the body: threads, atexit handlers.
-            if is_installed() and any(name in namespace for name in _HOOK_NAMES):
-                assert self.module is not None
-                upgrade(self.module)
+            if any(name in namespace for name in _HOOK_NAMES):
+                from ._install import is_installed, upgrade
+
+                if is_installed():
+                    assert self.module is not None
+                    upgrade(self.module)
         return 0
 
 
@@ -320,9 +546,11 @@ def _code_may_bind_hooks(code: "CodeType") -> bool:
 def _builtin_importer() -> "Any":
     # What python -c gives __main__.__loader__; runpy (and so `python -m`)
     # imports importlib.machinery before we run, the console script does not.
-    from importlib.machinery import BuiltinImporter
+    # Not `from importlib.machinery import ...`: that form asks the module for
+    # __path__, which 3.14's module __getattr__ answers by importing warnings.
+    import importlib.machinery
 
-    return BuiltinImporter
+    return importlib.machinery.BuiltinImporter
 
 
 def report_exception(error: BaseException) -> int:
@@ -433,9 +661,9 @@ def _set_path0(entry: str) -> None:
 
 
 def _is_compiled(path: str, data: bytes) -> bool:
-    from importlib.util import MAGIC_NUMBER
+    import importlib.util
 
-    return path.endswith(".pyc") or data[:4] == MAGIC_NUMBER
+    return path.endswith(".pyc") or data[:4] == importlib.util.MAGIC_NUMBER
 
 
 def _namespace_from_spec(spec: "Any") -> "dict[str, Any]":

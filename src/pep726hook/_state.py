@@ -162,9 +162,10 @@ _register_at_fork(0, _acquire_before_fork, _release_after_fork_in_parent, _renew
 
 
 def _adopt_start_up_patch() -> None:
-    # The .pth line's bootstrap patches the module type without importing
-    # this module (start-up imports only what the native engine needs): that
-    # patch is the installation.  The bootstrap hands it over once, so that a
+    # The .pth line's bootstrap, and the runner through it, patch the module
+    # type without importing this module (they import only what the native
+    # engine needs): that patch is the installation, and the route comes with
+    # it.  The bootstrap hands it over once, so that a
     # copy of this module imported again after uninstall() does not adopt a
     # patch that is gone.  Looked up, not imported: the bootstrap is the
     # activation layer above this one.
