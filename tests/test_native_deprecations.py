@@ -99,6 +99,19 @@ def test_getattr_and_hasattr_warn_and_other_names_do_not(native: Any) -> None:
     assert [w.category for w in caught] == [Replaced, Replaced]
 
 
+def test_names_built_at_run_time_are_served_too(native: Any) -> None:
+    # A line's interned name is looked up in the table first once it has
+    # been served; a str made at run time is another object, found after
+    # the original slot's miss.
+    module, _ = deprecating_module(native)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for _ in range(3):
+            assert getattr(module, "".join(["O", "ld"])) == "old value"
+            assert module.Old == "old value"
+    assert len(caught) == 6
+
+
 def test_a_miss_still_raises_the_modules_own_attribute_error(native: Any) -> None:
     module, _ = deprecating_module(native)
     with pytest.raises(AttributeError, match="has no attribute 'missing'"):
