@@ -526,3 +526,20 @@ def test_reads_stores_and_failures_keep_reference_counts(native: Any) -> None:
         gc.enable()
     after = (sys.getrefcount(value), sys.getrefcount(entry), sys.getrefcount(table))
     assert after == before
+
+
+def test_a_deprecating_module_keeps_the_patch(native: Any) -> None:
+    # Like an opted-in module: the engine's deactivate()/release_opt_ins()
+    # leave the patch in place while a module has deprecated attributes.
+    if _native.state()["patched"]:
+        pytest.skip("the native patch is in place already")
+    module, table = deprecating_module(native)
+    native.activate()
+    native.deactivate()
+    native.release_opt_ins()
+    state = _native.state()
+    assert state["patched"] and not state["process_wide"]
+    assert _native.deprecations_of(module) is table
+    native.set_deprecations(module, None)
+    native.release_opt_ins()
+    assert not _native.state()["patched"]
