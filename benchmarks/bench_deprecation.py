@@ -14,7 +14,10 @@ interleaved repeats of a timed loop, all configurations in one process):
     is wrapped then).  ``native-other``: ``m.x`` on a module without a table
     while another module has one: the wrapper is type-wide, every module read
     that is not specialised pays it.  Target: ``native-table`` / ``native-plain``
-    <= 1.05.
+    <= 1.05.  ``getattr-native-plain``/``-table``: ``getattr(m, "x")``, a read
+    that is never specialised; ``hasattr-miss-native-plain``/``-table``:
+    ``hasattr(m, "missing")`` on the module, which 3.12+ answers without an
+    exception only while the read slot is the module type's own.
 
 (b) What a read of a deprecated name costs.  ``native-deprecated``: ``m.Old``
     served from the table (warns from C).  ``pep562``: the same module with a
@@ -60,6 +63,8 @@ CONFIGS = (
     "wrapper-plain",
     "hasattr-miss-native-plain",
     "hasattr-miss-native-table",
+    "getattr-native-plain",
+    "getattr-native-table",
 )
 SHORT, LONG = 1_000, 6_000
 READS_PER_LOOP = 10
@@ -115,11 +120,16 @@ def make(config):
     module.x = 1
     module.New = New
     table = {"Old": (New, MESSAGE, DeprecationWarning)}
-    if config.startswith(("native", "hasattr-miss")):
+    if config.startswith(("native", "hasattr-miss", "getattr")):
         from pep726hook import _native
 
         _native.install(process_wide=False)
-        if config in ("native-table", "native-deprecated", "hasattr-miss-native-table"):
+        if config in (
+            "native-table",
+            "native-deprecated",
+            "hasattr-miss-native-table",
+            "getattr-native-table",
+        ):
             _native.set_deprecations(module, table)
         elif config == "native-other":
             other = types.ModuleType("other")
@@ -135,6 +145,8 @@ def make(config):
 
 if config.startswith("hasattr-miss"):
     READ = "hasattr(m, 'missing')"
+elif config.startswith("getattr"):
+    READ = "getattr(m, 'x')"
 elif config in ("native-deprecated", "pep562", "wrapper"):
     READ = "m.Old"
 else:
@@ -223,6 +235,8 @@ def ratios(values: dict[str, float]) -> dict[str, float]:
         "wrapper object, ordinary name / plain": values["wrapper-plain"] / values["plain"],
         "hasattr() miss, table / native plain": values["hasattr-miss-native-table"]
         / values["hasattr-miss-native-plain"],
+        "getattr() hit, table / native plain": values["getattr-native-table"]
+        / values["getattr-native-plain"],
     }
 
 

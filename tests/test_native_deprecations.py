@@ -99,6 +99,19 @@ def test_getattr_and_hasattr_warn_and_other_names_do_not(native: Any) -> None:
     assert [w.category for w in caught] == [Replaced, Replaced]
 
 
+def test_names_built_at_run_time_are_served_too(native: Any) -> None:
+    # A line's interned name is looked up in the table first once it has
+    # been served; a str made at run time is another object, found after
+    # the original slot's miss.
+    module, _ = deprecating_module(native)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for _ in range(3):
+            assert getattr(module, "".join(["O", "ld"])) == "old value"
+            assert module.Old == "old value"
+    assert len(caught) == 6
+
+
 def test_a_miss_still_raises_the_modules_own_attribute_error(native: Any) -> None:
     module, _ = deprecating_module(native)
     with pytest.raises(AttributeError, match="has no attribute 'missing'"):
@@ -513,3 +526,20 @@ def test_reads_stores_and_failures_keep_reference_counts(native: Any) -> None:
         gc.enable()
     after = (sys.getrefcount(value), sys.getrefcount(entry), sys.getrefcount(table))
     assert after == before
+
+
+def test_a_deprecating_module_keeps_the_patch(native: Any) -> None:
+    # Like an opted-in module: the engine's deactivate()/release_opt_ins()
+    # leave the patch in place while a module has deprecated attributes.
+    if _native.state()["patched"]:
+        pytest.skip("the native patch is in place already")
+    module, table = deprecating_module(native)
+    native.activate()
+    native.deactivate()
+    native.release_opt_ins()
+    state = _native.state()
+    assert state["patched"] and not state["process_wide"]
+    assert _native.deprecations_of(module) is table
+    native.set_deprecations(module, None)
+    native.release_opt_ins()
+    assert not _native.state()["patched"]
