@@ -299,6 +299,25 @@ unwrap_getattro(int release)
     PyErr_Restore(type, value, tb);
 }
 
+/* A ModuleType subclass created after the wrap got the original slot:
+ * CPython's slot fix-up (update_one_slot in Objects/typeobject.c) takes the
+ * function that ModuleType.__getattribute__ wraps, which is the original.
+ * Point *type* and its subclasses at the wrapper, so that a deprecating
+ * module given such a class (`module.__class__ = Own`) still reaches its
+ * table.  A class with a Python __getattr__/__getattribute__ has the
+ * interpreter's own slot function and is left alone. */
+int
+give_wrapper_to(PyTypeObject *type)
+{
+    if (!getattro_wrapped || !PyType_IsSubtype(type, &PyModule_Type)) {
+        return 0;
+    }
+    if (type->tp_getattro == original_getattro) {
+        type->tp_getattro = deprecating_getattro;
+    }
+    return repoint_getattro_subclasses(type, original_getattro, deprecating_getattro);
+}
+
 int
 getattro_is_wrapped(void)
 {

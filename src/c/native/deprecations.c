@@ -88,7 +88,8 @@ set_module_deprecations(PyObject *module, PyObject *table)
         }
         return -1;
     }
-    return 0;
+    /* Its class may be a subclass created since the wrap (give_wrapper_to). */
+    return give_wrapper_to(Py_TYPE(module));
 }
 
 Py_ssize_t
@@ -187,7 +188,15 @@ deprecated_setattro(PyObject *module, PyObject *name, PyObject *value)
     PyObject *item = PyDict_GetItemWithError(table, name);
     if (item == NULL) {
         Py_DECREF(table);
-        return PyErr_Occurred() ? -1 : ordinary_setattro(module, name, value);
+        if (PyErr_Occurred() || ordinary_setattro(module, name, value) < 0) {
+            return -1;
+        }
+        /* `module.__class__ = Own`, Own created since the read slot was
+         * wrapped: give Own the wrapper, or the table would be out of reach. */
+        if (value != NULL && PyUnicode_CompareWithASCIIString(name, "__class__") == 0) {
+            return give_wrapper_to(Py_TYPE(module));
+        }
+        return 0;
     }
     Py_INCREF(item);
     int result = deprecated_change(module, table, name, item, value);

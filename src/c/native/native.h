@@ -300,6 +300,7 @@ NATIVE_INTERNAL int unpack_entry(PyObject *name, PyObject *item, PyObject **valu
 NATIVE_INTERNAL extern PyObject *getattr_key;
 NATIVE_INTERNAL int wrap_getattro(void);
 NATIVE_INTERNAL void unwrap_getattro(int release);
+NATIVE_INTERNAL int give_wrapper_to(PyTypeObject *type);
 /* Forget every table and take the read slot wrapper out.  *release* as for
  * weak_table_clear(). */
 NATIVE_INTERNAL void forget_all_deprecations(int release);
