@@ -118,6 +118,38 @@ def test_a_miss_still_raises_the_modules_own_attribute_error(native: Any) -> Non
         module.missing  # noqa: B018
 
 
+def _miss_messages() -> list[str]:
+    """The AttributeError messages of misses on modules in CPython's own cases."""
+    named = ModuleType("named")
+    initializing = ModuleType("initializing")
+    initializing.__spec__ = types.SimpleNamespace(_initializing=True)
+    nameless = ModuleType("nameless")
+    del nameless.__name__
+    messages = []
+    for module in (named, initializing, nameless):
+        try:
+            module.missing  # noqa: B018
+        except AttributeError as error:
+            messages.append(str(error))
+    return messages
+
+
+def test_misses_raise_cpythons_own_messages_while_a_table_exists(native: Any) -> None:
+    # Before 3.11 the wrapper does the generic lookup itself and hands a miss
+    # on a module without a table to the original slot: its messages (the
+    # partially initialized module's, the nameless module's) must come out
+    # unchanged, and a module whose table lacks the name must fail the same.
+    without_table = _miss_messages()
+    module, _ = deprecating_module(native)
+    assert _native.state()["getattro_wrapped"]
+    assert _miss_messages() == without_table
+    assert "partially initialized module 'initializing'" in without_table[1]
+    with pytest.raises(AttributeError, match=r"^module 'deprecating' has no attribute 'missing'$"):
+        module.missing  # noqa: B018
+    with pytest.raises(TypeError):
+        getattr(module, 1)  # type: ignore[call-overload]
+
+
 def test_the_modules_pep562_getattr_runs_first(native: Any) -> None:
     module, _ = deprecating_module(native)
 

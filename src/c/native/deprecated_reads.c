@@ -2,12 +2,13 @@
  * in place while a module has a deprecation table (deprecations.c holds the
  * tables and handles stores and deletions).
  *
- * Before 3.11 every read of a module calls the slot, so the wrapper calls
- * the original and only looks at the table after an AttributeError.  From
- * 3.11 on a module's reads are specialised and never call the slot, so the
- * wrapper may spend a probe of the table of tables on the others; on a
- * deprecating module, a name already served from the table skips the
- * original slot's miss (about two thirds of the cost of such a read).  Either way the module's PEP 562 __getattr__ is
+ * Before 3.11 every read of a module calls the slot, so the wrapper does
+ * the original's generic lookup itself with AttributeError suppressed and
+ * looks at the table only after a miss.  From 3.11 on a module's reads are
+ * specialised and never call the slot, so the wrapper may spend a probe of
+ * the table of tables on the others; on a deprecating module, a name already
+ * served from the table skips the original slot's miss (about two thirds of
+ * the cost of such a read).  Either way the module's PEP 562 __getattr__ is
  * asked before the table, and the warning is raised from C with stacklevel
  * 1: no Python frame of ours is on the stack, so it names the caller's
  * line. */
@@ -116,7 +117,6 @@ name_bit(PyObject *name)
     uintptr_t address = (uintptr_t)name;
     return (uint64_t)1 << (((address >> 4) ^ (address >> 10)) & 63);
 }
-#endif
 
 /* The original slot failed: look for a table. */
 static Py_NO_INLINE PyObject *
@@ -141,15 +141,13 @@ deprecated_read(PyObject *self, PyObject *name)
     }
     PyObject *result = serve_entry(name, item);
     Py_DECREF(item);
-#if DEPRECATION_NAME_FIRST
     if (result != NULL) {
         served_names |= name_bit(name);
     }
-#endif
     return result;
 }
+#endif
 
-#if DEPRECATION_NAME_FIRST
 /* The original slot failed with *module*, which has a table, and *item*
  * (held, or NULL) is the entry for *name*: a table name is read with a
  * warning, anything else fails as it did. */
@@ -204,6 +202,7 @@ deprecating_module_getattro(weak_entry *entry, PyObject *self, PyObject *name)
     return result;
 }
 
+#if DEPRECATION_NAME_FIRST
 /* ModuleType's read slot while a module has a table.  A read on any other
  * module costs one probe of the table of tables; specialised reads (3.11+)
  * never call the slot. */
@@ -233,17 +232,37 @@ deprecating_getattro(PyObject *self, PyObject *name)
     return original_getattro(self, name);
 }
 #else
-/* ModuleType's read slot while a module has a table.  Every read of a
- * module calls the slot before 3.11, so a hit costs only the call of the
- * original slot and a NULL check. */
+/* Before 3.11 every module read calls the slot.  The wrapper does the
+ * original's first step itself, the generic lookup, with AttributeError
+ * suppressed (_PyObject_GenericGetAttrWithDict: exported by 3.8-3.10, whose
+ * C API no longer changes), so that a hit costs what it costs the original,
+ * and a miss on a deprecating module is served from the table without the
+ * original's miss path, which formats up to three AttributeErrors (its
+ * lookup's, the module spec's _initializing probe's, and "module ... has no
+ * attribute"): more than a PEP 562 __getattr__ costs.  Any other miss runs
+ * the original slot whole (PEP 562 __getattr__, CPython's own messages),
+ * which repeats the generic lookup, without its exception. */
+static Py_NO_INLINE PyObject *
+read_after_suppressed_miss(PyObject *self, PyObject *name)
+{
+    if (PyErr_Occurred()) {
+        return NULL;
+    }
+    weak_entry *entry = weak_table_find(&deprecations, self);
+    if (entry != NULL) {
+        return deprecating_module_getattro(entry, self, name);
+    }
+    return original_getattro(self, name);
+}
+
 static PyObject *
 deprecating_getattro(PyObject *self, PyObject *name)
 {
-    PyObject *result = original_getattro(self, name);
-    if (result == NULL) {
-        return deprecated_read(self, name);
+    PyObject *result = _PyObject_GenericGetAttrWithDict(self, name, NULL, 1);
+    if (result != NULL) {
+        return result;
     }
-    return result;
+    return read_after_suppressed_miss(self, name);
 }
 #endif
 

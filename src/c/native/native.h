@@ -31,7 +31,9 @@
  *   name up there; the store slot ends a deprecation on a store or deletion.
  *   weak_table.c holds the opted-in and the deprecating modules weakly.
  *
- * Everything uses the public C API.  The patch of the slot is process-wide and
+ * Everything uses the public C API but two functions that CPython's own
+ * headers declare and export: _PyDict_GetItem_KnownHash (store.c) and, on
+ * 3.8-3.10 only, _PyObject_GenericGetAttrWithDict (deprecated_reads.c).  The patch of the slot is process-wide and
  * belongs to the main interpreter; the namespace entries live in the type
  * dict, which is shared by every interpreter up to 3.11 and is per
  * interpreter from 3.12 on (PyType_GetDict).  All state is guarded by the
