@@ -606,9 +606,11 @@ def test_scan_package_lists_every_module() -> None:
 
 def test_scan_start_up_leaves_the_parser_and_report_unimported() -> None:
     # `pep726hook scan` imports our parser only for a file that needs it, and
-    # the renderer only to print; the runner (runpy) never.  (ast itself comes
-    # with importlib.metadata, which imports inspect.)
-    lazy = ("runpy", "pep726hook._runner", "pep726hook._scan._analysis", "pep726hook._scan._report")
+    # the renderer only to print; runpy, which runs programs, never.  (ast
+    # itself comes with importlib.metadata, which imports inspect.  The
+    # command shares the runner's parser, messages and output helpers; the
+    # runner imports only the package's start-up modules, and starts nothing.)
+    lazy = ("runpy", "pep726hook._scan._analysis", "pep726hook._scan._report")
     code = f"import sys, pep726hook._cli, pep726hook._scan; print([m for m in {lazy!r} if m in sys.modules])"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"
