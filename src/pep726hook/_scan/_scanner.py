@@ -14,6 +14,7 @@ import stat
 import sys
 from typing import TYPE_CHECKING, NamedTuple
 
+from .._compat import IMPLEMENTATION
 from ._files import collect_files
 from ._filter import Index, ParsePlan, has_token, may_matter, plan_parse
 from ._model import KINDS, Finding, Related, ScanResult, Skipped, SourceFile
@@ -28,11 +29,9 @@ _KIND_ORDER = {kind: index for index, kind in enumerate(KINDS)}
 
 
 def _python_description() -> str:
-    version = ".".join(str(part) for part in sys.version_info[:3])
-    implementation = {"cpython": "CPython", "pypy": "PyPy"}.get(
-        sys.implementation.name, sys.implementation.name
-    )
-    return f"{implementation} {version}"
+    # "CPython 3.12.1", "PyPy 3.11.13": the version as python --version says it.
+    implementation = {"cpython": "CPython", "pypy": "PyPy"}.get(IMPLEMENTATION, IMPLEMENTATION)
+    return f"{implementation} {sys.version.split()[0]}"
 
 
 class _Progress:
