@@ -612,6 +612,9 @@ def test_enable_names_a_placeholder_in_sys_modules_as_no_module(engine: str) -> 
 
 
 def test_enabled_module_made_without_a_namespace_stores(engine: str) -> None:
+    # Once a library has used deprecated(), enable() looks for its values in
+    # the namespace, which such a module lacks before Python 3.11.
+    pep726hook.deprecated(object(), "loads the deprecation module")
     module = types.ModuleType.__new__(types.ModuleType)
     pep726hook.enable(module)
     module.x = 1

@@ -174,8 +174,10 @@ def check_name(name: str, caller: str) -> None:
 
 
 def _namespace(module: ModuleType) -> "dict[str, Any]":
-    namespace: dict[str, Any] = vars(ModuleType)["__dict__"].__get__(module)
-    return namespace
+    # A module made with ModuleType.__new__ alone has no namespace before
+    # Python 3.11 (its __dict__ is None): it holds no names, deprecated or not.
+    namespace: "dict[str, Any] | None" = vars(ModuleType)["__dict__"].__get__(module)
+    return {} if namespace is None else namespace
 
 
 def markers_in(module: ModuleType) -> "list[tuple[str, DeprecatedValue]]":
