@@ -86,9 +86,7 @@ def opted_in_class_for(base: type) -> type:
     per base while in use; a class the process-wide hook composed is replaced
     by one composed from its original class.
     """
-    found = composed_opted_in_class_for(base)
-    original = original_class_of(base)
-    return composed_class(original, OptedInModule) if found is None else found
+    return _class_for(base, OptedInModule, original_class_of)
 
 
 def composed_opted_in_class_for(base: type) -> "type | None":
@@ -96,10 +94,7 @@ def composed_opted_in_class_for(base: type) -> "type | None":
 
     Runs no user code, so it may be called under the install lock.
     """
-    if issubclass(base, OptedInModule):
-        return base
-    base = original_class_of(base)
-    return OptedInModule if base is ModuleType else stored_composition(base, OptedInModule)
+    return _class_composed_now(base, OptedInModule, original_class_of)
 
 
 def deprecating_class_for(base: type) -> type:
@@ -109,10 +104,7 @@ def deprecating_class_for(base: type) -> type:
     once per base while in use; a class composed with either of the other
     mixins is replaced by one composed from its original class.
     """
-    found = composed_deprecating_class_for(base)
-    if found is not None:
-        return found
-    return composed_class(_original_of_opted_in(base), DeprecatingModule)
+    return _class_for(base, DeprecatingModule, _original_of_opted_in)
 
 
 def composed_deprecating_class_for(base: type) -> "type | None":
@@ -120,14 +112,27 @@ def composed_deprecating_class_for(base: type) -> "type | None":
 
     Runs no user code, so it may be called under the install lock.
     """
-    if issubclass(base, DeprecatingModule):
-        return base
-    base = _original_of_opted_in(base)
-    return DeprecatingModule if base is ModuleType else stored_composition(base, DeprecatingModule)
+    return _class_composed_now(base, DeprecatingModule, _original_of_opted_in)
 
 
 def _original_of_opted_in(cls: type) -> type:
     return base_of_composition(original_class_of(cls), OptedInModule)
+
+
+def _class_for(base: type, mixin: type, original_of: "Callable[[type], type]") -> type:
+    # *mixin* composed with the class *base* was composed from (itself if none).
+    found = _class_composed_now(base, mixin, original_of)
+    return composed_class(original_of(base), mixin) if found is None else found
+
+
+def _class_composed_now(
+    base: type, mixin: type, original_of: "Callable[[type], type]"
+) -> "type | None":
+    # What _class_for() returns when it needs no composing (no user code runs).
+    if issubclass(base, mixin):
+        return base
+    original = original_of(base)
+    return mixin if original is ModuleType else stored_composition(original, mixin)
 
 
 def _opted_in_class_for_module(base: type, module: ModuleType) -> type:
