@@ -59,14 +59,6 @@ def _native_patched() -> bool:
     return _native.state()["patched"]
 
 
-@pytest.fixture(params=ENGINES)
-def enable_engine(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
-    """An engine for enable() to choose, through $PEP726HOOK_ENGINE (its only input)."""
-    name: str = request.param
-    monkeypatch.setenv("PEP726HOOK_ENGINE", name)
-    return name
-
-
 @pytest.fixture
 def library(write_module: WriteModule) -> Callable[[str], Any]:
     """Write the LIBRARY module under a name and import it."""
@@ -87,7 +79,7 @@ def _forget(*names: str) -> None:
 
 
 def test_enabled_module_calls_its_hooks_without_any_finder(
-    enable_engine: str, library: Callable[[str], Any]
+    opt_in_engine: str, library: Callable[[str], Any]
 ) -> None:
     meta_path = list(sys.meta_path)
     module = library("optlib")
@@ -107,14 +99,14 @@ def test_enabled_module_calls_its_hooks_without_any_finder(
     ]
     assert sys.meta_path == meta_path
     assert not pep726hook.is_installed() and pep726hook.engine() is None
-    assert pep726hook.engine(module) == enable_engine
+    assert pep726hook.engine(module) == opt_in_engine
     assert pep726hook.is_upgraded(module)
-    if enable_engine == "native":
+    if opt_in_engine == "native":
         assert type(module) is types.ModuleType
 
 
 def test_other_modules_keep_their_plain_class_and_imports(
-    enable_engine: str, library: Callable[[str], Any], write_module: WriteModule
+    opt_in_engine: str, library: Callable[[str], Any], write_module: WriteModule
 ) -> None:
     library("optlib")
     write_module("bystander", "x = 1\n")
@@ -127,7 +119,7 @@ def test_other_modules_keep_their_plain_class_and_imports(
 
 
 def test_enable_is_idempotent_by_name_and_by_object(
-    enable_engine: str, library: Callable[[str], Any]
+    opt_in_engine: str, library: Callable[[str], Any]
 ) -> None:
     module = library("optlib")
     cls = type(module)
@@ -139,7 +131,7 @@ def test_enable_is_idempotent_by_name_and_by_object(
 
 
 def test_a_module_without_hooks_stays_enabled_and_finds_hooks_defined_later(
-    enable_engine: str, write_module: WriteModule
+    opt_in_engine: str, write_module: WriteModule
 ) -> None:
     write_module("nohooks", "import pep726hook\npep726hook.enable(__name__)\n")
     module = importlib.import_module("nohooks")
@@ -154,7 +146,7 @@ def test_a_module_without_hooks_stays_enabled_and_finds_hooks_defined_later(
 
 
 def test_package_init_opts_in_and_sees_its_submodule_stored(
-    enable_engine: str, write_module: WriteModule
+    opt_in_engine: str, write_module: WriteModule
 ) -> None:
     write_module(
         "optpkg",
@@ -176,7 +168,7 @@ def test_package_init_opts_in_and_sees_its_submodule_stored(
 
 
 def test_lazily_loaded_module_opts_in_when_its_body_runs(
-    enable_engine: str, write_module: WriteModule
+    opt_in_engine: str, write_module: WriteModule
 ) -> None:
     write_module("lazyopt", LIBRARY)
     spec = importlib.util.find_spec("lazyopt")
@@ -193,12 +185,12 @@ def test_lazily_loaded_module_opts_in_when_its_body_runs(
     assert stores == [("set", "during_body", 1)]
     module.x = 1
     assert module.log[-1] == ("set", "x", 1)
-    assert pep726hook.engine(module) == enable_engine
+    assert pep726hook.engine(module) == opt_in_engine
     assert type(module).__name__ == "module"  # no longer a _LazyModule
 
 
 def test_bad_arguments_are_refused_and_leave_nothing_behind(
-    enable_engine: str, no_opted_in_module_alive: None
+    opt_in_engine: str, no_opted_in_module_alive: None
 ) -> None:
     with pytest.raises(TypeError, match="needs a module or its name, not int"):
         pep726hook.enable(42)  # type: ignore[arg-type]
@@ -265,25 +257,25 @@ def test_uninstall_leaves_opted_in_modules_hooked(
 
 
 def test_install_after_enable_reuses_its_engine(
-    enable_engine: str, library: Callable[[str], Any], monkeypatch: pytest.MonkeyPatch
+    opt_in_engine: str, library: Callable[[str], Any], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     module = library("optlib")
     monkeypatch.delenv("PEP726HOOK_ENGINE")
     with pep726hook.install() as installation:
-        assert installation.engine == enable_engine
-    assert pep726hook.install("auto").engine == enable_engine
+        assert installation.engine == opt_in_engine
+    assert pep726hook.install("auto").engine == opt_in_engine
     pep726hook.uninstall()
     module.still = 1
     assert module.log[-1] == ("set", "still", 1)
 
 
 def test_install_after_enable_refuses_the_other_engine(
-    enable_engine: str, library: Callable[[str], Any], monkeypatch: pytest.MonkeyPatch
+    opt_in_engine: str, library: Callable[[str], Any], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    other = "class" if enable_engine == "native" else "native"
+    other = "class" if opt_in_engine == "native" else "native"
     if other not in ENGINES:
         pytest.skip(
-            f"only the {enable_engine} engine runs here; "
+            f"only the {opt_in_engine} engine runs here; "
             "test_native_request_where_unavailable_says_why_even_after_an_opt_in covers it"
         )
     module = library("optlib")
@@ -296,8 +288,8 @@ def test_install_after_enable_refuses_the_other_engine(
     assert module.log[-1] == ("set", "still", 1)
 
 
-def test_conflict_message_names_a_few_opted_in_modules(enable_engine: str) -> None:
-    other = "class" if enable_engine == "native" else "native"
+def test_conflict_message_names_a_few_opted_in_modules(opt_in_engine: str) -> None:
+    other = "class" if opt_in_engine == "native" else "native"
     if other not in ENGINES:
         pytest.skip(f"the {other} engine is not available here")
     modules = [pep726hook.enable(types.ModuleType(f"many{i}")) for i in range(5)]
@@ -340,12 +332,12 @@ def test_class_engine_does_not_downgrade_an_opted_in_module_without_hooks(
 
 
 def test_last_opted_in_module_gone_lets_uninstall_release_the_native_patch(
-    enable_engine: str, library: Callable[[str], Any], mortal_modules: None
+    opt_in_engine: str, library: Callable[[str], Any], mortal_modules: None
 ) -> None:
     library("optlib")
-    assert _native_patched() == (enable_engine == "native")
+    assert _native_patched() == (opt_in_engine == "native")
     pep726hook.uninstall()
-    assert _native_patched() == (enable_engine == "native")  # still in use
+    assert _native_patched() == (opt_in_engine == "native")  # still in use
     _forget("optlib")
     assert not _native_patched()
     assert _enable.opted_in_engine() is None
@@ -354,7 +346,7 @@ def test_last_opted_in_module_gone_lets_uninstall_release_the_native_patch(
 
 
 def test_upgrade_accepts_opted_in_modules_and_names_enable_otherwise(
-    enable_engine: str, library: Callable[[str], Any]
+    opt_in_engine: str, library: Callable[[str], Any]
 ) -> None:
     module = library("optlib")
     assert pep726hook.upgrade(module) is module
@@ -362,7 +354,7 @@ def test_upgrade_accepts_opted_in_modules_and_names_enable_otherwise(
         pep726hook.upgrade(types.ModuleType("elsewhere"))
 
 
-def test_own_class_runs_first_then_the_hook(enable_engine: str) -> None:
+def test_own_class_runs_first_then_the_hook(opt_in_engine: str) -> None:
     calls: list[str] = []
 
     class Legacy(types.ModuleType):
@@ -378,7 +370,7 @@ def test_own_class_runs_first_then_the_hook(enable_engine: str) -> None:
     assert calls == ["class x", "hook x"]
 
 
-def test_class_assigned_after_enable_keeps_the_hooks(enable_engine: str) -> None:
+def test_class_assigned_after_enable_keeps_the_hooks(opt_in_engine: str) -> None:
     class Later(types.ModuleType):
         pass
 
@@ -393,7 +385,7 @@ def test_class_assigned_after_enable_keeps_the_hooks(enable_engine: str) -> None
 
 
 def test_threads_importing_opted_in_modules_concurrently(
-    enable_engine: str, write_module: WriteModule
+    opt_in_engine: str, write_module: WriteModule
 ) -> None:
     names = [f"threadlib{i}" for i in range(6)]
     for name in names:
@@ -416,13 +408,13 @@ def test_threads_importing_opted_in_modules_concurrently(
     assert not errors
     for index, name in enumerate(names):
         module = sys.modules[name]
-        assert pep726hook.engine(module) == enable_engine
+        assert pep726hook.engine(module) == opt_in_engine
         stored = {entry[1] for entry in module.log}
         assert {f"t{index}", f"t{index + 6}", "during_body"} <= stored
     assert not our_finders()
 
 
-def test_enable_races_install_and_uninstall(enable_engine: str) -> None:
+def test_enable_races_install_and_uninstall(opt_in_engine: str) -> None:
     modules = [types.ModuleType(f"race{i}") for i in range(40)]
     stop = threading.Event()
     errors: list[BaseException] = []
