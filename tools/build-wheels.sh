@@ -111,6 +111,8 @@ python="$1" venv="$2" source="$3" out="$4" log="$5"
 # pyenv links extensions with -rpath to its own lib/: meaningless on a user'"'"'s machine.
 LDSHARED="$("$venv/bin/python" -c "import re, sysconfig; print(re.sub(r\" *-Wl,-rpath,[^ ]+\", \"\", sysconfig.get_config_var(\"LDSHARED\")))")"
 export LDSHARED
+# Stripped, as the forge'"'"'s release wheels are ([tool.cibuildwheel.linux] in pyproject.toml).
+export LDFLAGS="-Wl,--strip-all"
 "$venv/bin/python" -m build --wheel --outdir "$out" "$source" >"$log" 2>&1 || { cat "$log" >&2; exit 1; }
 '
 for entry in "${host[@]}"; do
