@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import platform
-import re
 import sys
 import sysconfig
 
@@ -167,35 +166,6 @@ class _StrategyWithStartupFiles:
             wheel.write(_startup_file(name), arcname=name)
 
 
-REPOSITORY = "https://github.com/pep726hook/pep726hook"
-_RELATIVE_LINK = re.compile(r"(!?)\[([^\]]*)\]\((?![a-z]+:)([^)\s]*)\)")
-
-
-def _absolute_link(match: re.Match[str]) -> str:
-    image, text, target = match.groups()
-    if target.startswith("#"):
-        url = REPOSITORY + target
-    elif image:
-        url = f"{REPOSITORY}/raw/main/{target}"
-    else:
-        url = f"{REPOSITORY}/blob/main/{target}"
-    return f"{image}[{text}]({url})"
-
-
-def long_description() -> str:
-    """README.md with its relative links made absolute (pyproject.toml: ``dynamic = ["readme"]``).
-
-    On GitHub they lead to docs/ beside the README; on the package index's page
-    there is nothing beside it, so they point into the repository instead.
-    """
-    with open(os.path.join(_HERE, "README.md"), encoding="utf-8") as readme:
-        text = readme.read()
-    # Code (fenced blocks, inline spans) is left as it is: x[i](y) there is no link.
-    parts = re.split(r"(```.*?```|`[^`\n]*`)", text, flags=re.DOTALL)
-    parts[::2] = [_RELATIVE_LINK.sub(_absolute_link, prose) for prose in parts[::2]]
-    return "".join(parts)
-
-
 cmdclass: dict[str, type] = {"build_ext": OptionalBuildExt, "build_py": BuildPyWithStartupFiles}
 
 if editable_wheel is not None:
@@ -213,6 +183,4 @@ if editable_wheel is not None:
 setup(
     ext_modules=_extensions(),
     cmdclass=cmdclass,
-    long_description=long_description(),
-    long_description_content_type="text/markdown",
 )

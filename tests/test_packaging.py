@@ -220,3 +220,34 @@ def test_pull_requests_build_wheels_when_a_c_source_or_header_changes() -> None:
     assert any(name.endswith(".h") for name in sources)
     unmatched = [name for name in sources if not any(p.fullmatch(name) for p in patterns)]
     assert not unmatched, f"wheels.yml's pull_request paths miss {unmatched}"
+
+
+DOCS_SITE = "https://pep726hook.readthedocs.io/en/stable/"
+
+
+def _long_description() -> str:
+    pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    match = re.search(
+        r'^readme = \{ file = "([^"]+)", content-type = "text/markdown" \}', pyproject, re.M
+    )
+    assert match is not None, "pyproject.toml names no Markdown readme file"
+    return (ROOT / match[1]).read_text(encoding="utf-8")
+
+
+def test_the_package_index_page_links_only_absolute_urls() -> None:
+    # The index shows the long description alone: a relative link there leads nowhere.
+    description = _long_description()
+    targets = re.findall(r"\]\(([^)]*)\)", description) + re.findall(r"<([^>\s]+)>", description)
+    assert targets
+    relative = [target for target in targets if not target.startswith("https://")]
+    assert not relative
+
+
+def test_the_package_index_page_links_documentation_pages_that_exist() -> None:
+    pages = re.findall(re.escape(DOCS_SITE) + r"([\w-]+)\.html", _long_description())
+    assert "installation" in pages
+    missing = [page for page in pages if not (ROOT / "docs" / f"{page}.md").is_file()]
+    assert not missing
+    # The site the project's metadata names.
+    pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    assert 'Documentation = "https://pep726hook.readthedocs.io/"' in pyproject

@@ -140,9 +140,10 @@ def test_wheel_from_the_sdist_carries_license_and_extensions(built: tuple[Path, 
     assert "pep726hook/_scan/_memfind.pyi" in names
     urls = dict(url.split(", ", 1) for url in metadata.get_all("Project-URL") or ())
     assert urls["Changelog"].endswith("/CHANGELOG.md")
-    # The index's page has no docs/ beside it: the README's links point into the repository.
+    # The index's page (PYPI.md) has no docs/ beside it: its links go to the documentation site.
     description = metadata.get_payload()
-    assert "](https://github.com/pep726hook/pep726hook/blob/main/docs/scan.md)" in description
+    assert metadata["Description-Content-Type"] == "text/markdown"
+    assert "](https://pep726hook.readthedocs.io/en/stable/scan.html)" in description
     assert not re.findall(r"\]\((?!https?://)[^)]*\)", description)
     if sys.implementation.name == "cpython":
         stems = {name.partition(".")[0] for name in names if name.endswith((".so", ".pyd"))}

@@ -41,7 +41,26 @@ if command -v pyenv >/dev/null 2>&1; then
     fi
     say "pyenv interpreters: ${PYENV_VERSION:-none}"
 fi
-bash tools/interpreters.sh host
+# The host's packages (PyPy 3.9, debootstrap; apt-get, as root) only when a session may need
+# them: `bash tools/run-tests.sh -s docs` (or lint, packaging, a CPython session) works on any
+# machine with pyenv's CPythons, as any user.
+needs_host_packages=1
+if [ "$#" -gt 0 ]; then
+    needs_host_packages=0 named_session=0 next_is_session=0
+    for arg in "$@"; do
+        [ "$arg" = "--" ] && break
+        if [ "$next_is_session" -eq 1 ] || [ "${arg#-}" = "$arg" ]; then
+            named_session=1
+            case "$arg" in *pypy*) needs_host_packages=1 ;; esac
+        fi
+        case "$arg" in -s|--session|--sessions|-e) next_is_session=1 ;; -*) next_is_session=0 ;; esac
+    done
+    # No session named: nox runs them all, PyPy's too.
+    [ "$named_session" -eq 1 ] || needs_host_packages=1
+fi
+if [ "$needs_host_packages" -eq 1 ]; then
+    bash tools/interpreters.sh host
+fi
 
 NOX_PYTHON="${NOX_PYTHON:-python3}"
 if ! "$NOX_PYTHON" -m nox --version >/dev/null 2>&1; then

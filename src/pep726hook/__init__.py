@@ -11,7 +11,9 @@ warning stops the session (and every xdist worker).  This marker tells pytest
 that the package is not meant to be rewritten.
 """
 
-__version__ = "0.1.0"
+# Nothing is released yet: the next release is 0.1.0, and the commit that
+# makes it drops ".dev0" (docs/development.md, "Releasing").
+__version__ = "0.1.0.dev0"
 
 # The environment variables of activation, named here, where every module of
 # the package finds them at no cost: start-up imports only this module,
