@@ -34,6 +34,9 @@ myst_enable_extensions = ["colon_fence"]
 
 autodoc_member_order = "bysource"
 autodoc_typehints = "signature"
+# Defaults as written in the source (category=DeprecationWarning), not their
+# repr (<class 'DeprecationWarning'>).
+autodoc_preserve_defaults = True
 # Names in signatures that are not part of this site (the standard library's, and
 # typing constructs); every other cross-reference must resolve (-n).
 nitpick_ignore_regex = [
@@ -45,3 +48,37 @@ nitpick_ignore_regex = [
 html_theme = "furo"
 html_title = f"pep726hook {release}"
 html_static_path: list[str] = []
+
+# The package docstring's last line is pytest's marker (see the comment after it
+# in src/pep726hook/__init__.py), not something a reader of the API needs.
+_PYTEST_MARKER = "PYTEST_DONT_REWRITE"
+# deprecated() returns its argument's own type; the type variable that says so is
+# private (_T), and the page names it T.
+_PRIVATE_TYPE_VARIABLE = re.compile(r"\b_T\b")
+
+
+def _drop_pytest_marker(  # noqa: PLR0917 (Sphinx's event signature)
+    app: object, what: str, name: str, obj: object, options: object, lines: list[str]
+) -> None:
+    if what == "module" and name == "pep726hook":
+        lines[:] = [line for line in lines if line.strip() != _PYTEST_MARKER]
+
+
+def _public_type_variable(  # noqa: PLR0917 (Sphinx's event signature)
+    app: object,
+    what: str,
+    name: str,
+    obj: object,
+    options: object,
+    signature: str | None,
+    return_annotation: str | None,
+) -> tuple[str | None, str | None]:
+    def public(text: str | None) -> str | None:
+        return None if text is None else _PRIVATE_TYPE_VARIABLE.sub("T", text)
+
+    return public(signature), public(return_annotation)
+
+
+def setup(app: object) -> None:
+    app.connect("autodoc-process-docstring", _drop_pytest_marker)  # type: ignore[attr-defined]
+    app.connect("autodoc-process-signature", _public_type_variable)  # type: ignore[attr-defined]

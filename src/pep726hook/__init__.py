@@ -4,12 +4,16 @@ With pep726hook installed, a module that defines top-level
 ``__setattr__(name, value)`` or ``__delattr__(name)`` has them called by
 ``mod.x = v``, ``setattr(mod, "x", v)``, ``del mod.x`` and ``delattr(mod, "x")``.
 
-PYTEST_DONT_REWRITE: pytest marks every package that ships a pytest plugin for
-assertion rewriting and warns when one was imported first, as this one is in a
-process started with ``PEP726HOOK=1``; under ``filterwarnings = error`` that
-warning stops the session (and every xdist worker).  This marker tells pytest
-that the package is not meant to be rewritten.
+PYTEST_DONT_REWRITE
 """
+
+# The docstring's last line is for pytest, which looks for that marker anywhere
+# in a module's docstring: pytest marks every package that ships a pytest
+# plugin for assertion rewriting and warns when one was imported first, as
+# this one is in a process started with PEP726HOOK=1; under
+# `filterwarnings = error` that warning stops the session (and every xdist
+# worker).  The marker says the package is not meant to be rewritten.  The
+# documentation site leaves the line out (docs/conf.py).
 
 # Nothing is released yet: the next release is 0.1.0, and the commit that
 # makes it drops ".dev0" (docs/development.md, "Releasing").
