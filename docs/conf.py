@@ -47,7 +47,8 @@ nitpick_ignore_regex = [
 
 html_theme = "furo"
 html_title = f"pep726hook {release}"
-html_static_path: list[str] = []
+html_static_path = ["_static"]
+html_css_files = ["wrap-output.css"]
 
 # The package docstring's last line is pytest's marker (see the comment after it
 # in src/pep726hook/__init__.py), not something a reader of the API needs.

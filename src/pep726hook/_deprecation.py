@@ -120,7 +120,8 @@ def deprecate_attribute(
     For a module deprecating a name it has already defined, or for a package
     deprecating one of its modules' names from outside::
 
-        pep726hook.deprecate_attribute(__name__, "OldName", "OldName is deprecated; use NewName")
+        pep726hook.deprecate_attribute(__name__, "OldName",
+                                       "OldName is deprecated; use NewName")
 
     The name then behaves as one assigned with :func:`pep726hook.deprecated`
     (the value is the attribute's current value).  Deprecating a name that is
