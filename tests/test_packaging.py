@@ -265,3 +265,13 @@ def test_the_package_index_page_links_documentation_pages_that_exist() -> None:
     # The site the project's metadata names.
     pyproject = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
     assert 'Documentation = "https://pep726hook.readthedocs.io/"' in pyproject
+
+
+def test_github_ci_tests_the_pypy_versions_the_local_run_tests() -> None:
+    # README.md names the PyPy versions tools/run-tests.sh tests (noxfile.py);
+    # the forge's matrix tests the same ones, on every platform.
+    workflow = (ROOT / ".github" / "workflows" / "ci.yml").read_text(encoding="utf-8")
+    noxfile = (ROOT / "noxfile.py").read_text(encoding="utf-8")
+    on_github = set(re.findall(r'^ +- "(pypy3\.\d+)"$', workflow, re.M))
+    locally = set(re.findall(r'"(pypy3\.\d+)"', noxfile))
+    assert on_github == locally == {"pypy3.9", "pypy3.11"}
