@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import io
+import _thread
 import json
 import os
 import subprocess
 import sys
 import textwrap
+import warnings
 from pathlib import Path
 from typing import Any, Dict, Union
 
@@ -386,6 +388,50 @@ def test_unknown_distribution_is_a_usage_error(
     assert "pep726hook scan: error: no installed distribution named no-such-dist" in err
 
 
+@pytest.mark.parametrize("name", ["/nonexistent", "src/pkg", "."])
+def test_a_path_given_as_dist_gets_a_hint_at_path(
+    name: str, site: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert _scan.main(["--site", str(site), name]) == 2
+    err = capsys.readouterr().err
+    assert f"no installed distribution named {name} in {site}" in err
+    assert f"to scan a source tree, give it as --path {name}" in err
+
+
+def test_a_distribution_name_gets_no_path_hint(
+    site: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(site)
+    assert _scan.main(["--site", str(site), "no-such-dist"]) == 2
+    assert "source tree" not in capsys.readouterr().err
+
+
+def test_pep726hook_itself_is_scanned_only_when_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Its own modules define __getattr__ and __dir__: in a plain environment
+    # they were most of the findings, none of them the user's to change.
+    make_dist(tmp_path, "pep726hook", "1.0", {"pep726hook/__init__.py": "def __dir__(): ...\n"})
+    make_dist(tmp_path, "other", "1.0", {"other.py": "def __dir__(): ...\n"})
+    everything = run_json(capsys, "--site", str(tmp_path))
+    assert [f["module"] for f in everything["findings"]] == ["other"]
+    assert everything["scanned_files"] == 1
+    named = run_json(capsys, "--site", str(tmp_path), "PEP726Hook")
+    assert [f["module"] for f in named["findings"]] == ["pep726hook"]
+
+
+def test_counts_of_one_are_singular(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "one.py").write_text("def __dir__(): ...\n")
+    (tmp_path / "bad.py").write_text("def __dir__(:\n")
+    assert _scan.main(["--path", str(tmp_path)]) == 0
+    summary = capsys.readouterr().out.splitlines()[-1]
+    assert summary.startswith("1 finding in 1 module; scanned 2 files (2 parsed), 1 skipped;")
+    (tmp_path / "bad.py").unlink()
+    assert _scan.main(["--path", str(tmp_path)]) == 0
+    summary = capsys.readouterr().out.splitlines()[-1]
+    assert summary.startswith("1 finding in 1 module; scanned 1 file (1 parsed), 0 skipped;")
+
+
 @pytest.mark.parametrize(
     "argv",
     [["--bogus"], ["--path", "/nonexistent/dir"], ["--site", "/nonexistent/dir"], ["--jobs", "x"]],
@@ -514,6 +560,31 @@ def test_forked_workers_give_the_same_result(site: Path, monkeypatch: pytest.Mon
 
     monkeypatch.setattr(_scanner, "_child_result", failed_child)
     assert _scan.scan_files(files, jobs=2) == serial
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="workers are forked on Linux only")
+def test_no_fork_beside_a_thread_that_threading_does_not_know(site: Path) -> None:
+    # pytest-xdist's execnet starts its threads with _thread, which
+    # threading.active_count() does not see; forking beside one of them is
+    # what CPython 3.12+ warns about ("This process is multi-threaded").
+    started, release = _thread.allocate_lock(), _thread.allocate_lock()
+    started.acquire()
+    release.acquire()
+
+    def wait() -> None:
+        started.release()
+        with release:
+            pass
+
+    _thread.start_new_thread(wait, ())
+    started.acquire()
+    try:
+        assert not _scanner._can_fork()
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", DeprecationWarning)
+            _scan.scan_files(_scan.collect_files(site=[str(site)]), jobs=3)
+    finally:
+        release.release()
 
 
 def test_report_round_trip(site: Path) -> None:

@@ -92,7 +92,14 @@ class ScanResult(NamedTuple):
 
 
 class UnknownDistributionError(LookupError):
-    """Raised for DIST names that no visible distribution has."""
+    """Raised for DIST names that no visible distribution has; ``names`` are those names."""
+
+    def __init__(self, *names: str) -> None:
+        super().__init__(*names)
+        self.names = names
+
+    def __str__(self) -> str:
+        return ", ".join(self.names)
 
 
 def _module_name(relative: str) -> str:

@@ -94,6 +94,7 @@ def write_table(result: ScanResult, out: TextIO) -> None:
     modules = len({(f.distribution, f.module) for f in result.findings})
     out.write(
         f"{len(result.findings)} finding{'s' * (len(result.findings) != 1)} in {modules}"
-        f" module{'s' * (modules != 1)}; scanned {result.scanned_files} files"
+        f" module{'s' * (modules != 1)}; scanned {result.scanned_files}"
+        f" file{'s' * (result.scanned_files != 1)}"
         f" ({result.parsed_files} parsed), {len(result.skipped)} skipped; {result.python}\n"
     )

@@ -264,8 +264,21 @@ def _can_fork() -> bool:
     # a lock can deadlock, so only from a single-threaded process.
     if not sys.platform.startswith("linux") or not hasattr(os, "fork"):
         return False
-    threading = sys.modules.get("threading")
-    return threading is None or threading.active_count() == 1
+    return _thread_count() == 1
+
+
+def _thread_count() -> int:
+    """The threads of this process, as the kernel counts them.
+
+    ``threading.active_count()`` misses threads started with ``_thread`` or
+    from C (pytest-xdist's execnet starts its worker threads that way), and
+    forking beside one of those is what CPython 3.12+ warns about.
+    """
+    try:
+        return len(os.listdir("/proc/self/task"))
+    except OSError:  # /proc not mounted
+        threading = sys.modules.get("threading")
+        return 1 if threading is None else threading.active_count()
 
 
 class _Chunks:
