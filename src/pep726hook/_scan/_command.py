@@ -39,7 +39,7 @@ def _looks_like_path(name: str) -> bool:
     No distribution name holds a path separator; a name that exists as a file
     or directory here may be one too, and the hint costs nothing if not.
     """
-    separators = {"/", os.sep, os.altsep} - {None}
+    separators = [separator for separator in ("/", os.sep, os.altsep) if separator]
     return any(separator in name for separator in separators) or os.path.exists(name)
 
 
