@@ -483,11 +483,25 @@ def test_fifo_is_skipped_not_waited_for(tmp_path: Path, capsys: pytest.CaptureFi
     ]
 
 
-def test_table(site: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def unwrapped(out: str) -> list[str]:
+    """The lines of a table report with each wrapped note joined back into one line."""
+    lines: list[str] = []
+    for line in out.splitlines():
+        if line.startswith("      ") and lines and lines[-1].startswith("    "):
+            lines[-1] += " " + line.strip()
+        else:
+            lines.append(line)
+    return lines
+
+
+def test_table(
+    site: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", "250")  # wide enough for the aligned table
     assert _scan.main(["--site", str(site)]) == 0
     out, err = capsys.readouterr()
     assert err == ""
-    lines = out.splitlines()
+    lines = unwrapped(out)
     assert lines[0].split() == ["LOCATION", "DISTRIBUTION", "MODULE", "KIND", "DETAIL"]
     ctx = str(site / "mpstyle" / "ctx.py")
     (row,) = [line for line in lines if line.startswith(f"{ctx}:3 ")]
@@ -499,6 +513,54 @@ def test_table(site: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert any(line.startswith("skipped ") and "latin.py: cannot decode" in line for line in lines)
     assert lines[-1].startswith("14 findings in 9 modules; scanned 15 files")
     assert "2 skipped" in lines[-1]
+
+
+@pytest.mark.parametrize("columns", ["10", "40", "60", "80", "120", "200", "1000"])
+def test_table_fits_the_terminal_width(
+    columns: str,
+    site: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("COLUMNS", columns)
+    assert _scan.main(["--site", str(site)]) == 0
+    out = capsys.readouterr().out
+    width = max(int(columns), _report.MIN_WIDTH)
+    for line in out.splitlines():
+        # A word longer than the line (a path) sits alone on its line.
+        assert len(line) <= width or len(line.split()) == 1, (width, line)
+    # Wrapping loses nothing: every text of every finding is there, in order.
+    text = " ".join(out.split())
+    for finding in run_json(capsys, "--site", str(site))["findings"]:
+        for field in ("detail", "read_cost", "suggestion"):
+            if finding[field]:
+                assert " ".join(finding[field].split()) in text
+        assert f"{finding['path']}:{finding['line']}" in text
+
+
+def test_narrow_table_puts_each_finding_in_a_block(
+    site: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", "60")
+    assert _scan.main(["--site", str(site), "mpmath.style"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[:4] == ["LOCATION", "  KIND in MODULE (distribution DISTRIBUTION)", "  DETAIL", ""]
+    assert lines[4] == f"{site / 'mpstyle' / 'ctx.py'}:3"
+    assert lines[5] == "  class_workaround in mpstyle.ctx (distribution"
+    assert lines[6] == "  mpmath-style)"
+    assert lines[7].startswith("  class _MPModule(types.ModuleType) installed by")
+    assert "    confidence: high" in lines
+
+
+def test_json_ignores_the_terminal_width(
+    site: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", "40")
+    assert _scan.main(["--site", str(site), "--json"]) == 0
+    out = capsys.readouterr().out
+    expected = json.dumps(_report.to_json(_scan.scan(site=[str(site)])), indent=2) + "\n"
+    assert out == expected
+    assert max(map(len, out.splitlines())) > 200
 
 
 def test_empty_table(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -706,7 +768,7 @@ def test_fail_on_a_reported_kind_exits_1_after_the_report(
     assert status == 1
     assert document["findings"]  # the report is printed in full all the same
     assert _scan.main(["--site", str(site), "--fail-on", "class_workaround"]) == 1
-    assert capsys.readouterr().out.splitlines()[-1].startswith("14 findings")
+    assert capsys.readouterr().out.splitlines()[-2].startswith("14 findings")
 
 
 def test_fail_on_kinds_not_reported_exits_0(

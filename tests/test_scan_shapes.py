@@ -512,7 +512,10 @@ def test_fail_on_accepts_the_new_kinds(
     capsys.readouterr()
 
 
-def test_table_lists_callers_and_read_cost(site: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_table_lists_callers_and_read_cost(
+    site: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", "250")  # one row per finding
     assert _scan.main(["--site", str(site), "uses-guard", "guardlib"]) == 0
     lines = capsys.readouterr().out.splitlines()
     (row,) = [line for line in lines if "helper_workaround" in line and "core.py" in line]
