@@ -23,6 +23,8 @@ PUBLIC_API = {
     "DeprecatedValue",
     "EngineUnavailableError",
     "Installation",
+    "ScanFinding",
+    "ScanResult",
     "__version__",
     "available_engines",
     "deprecate_attribute",
@@ -32,6 +34,7 @@ PUBLIC_API = {
     "install",
     "is_installed",
     "is_upgraded",
+    "scan",
     "uninstall",
     "upgrade",
 }

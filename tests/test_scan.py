@@ -15,6 +15,7 @@ from typing import Any, Dict, Union
 
 import pytest
 
+import pep726hook
 from pep726hook import _scan
 from pep726hook._scan import _report, _scanner
 
@@ -648,6 +649,34 @@ def test_no_fork_beside_a_thread_that_threading_does_not_know(site: Path) -> Non
             _scan.scan_files(_scan.collect_files(site=[str(site)]), jobs=3)
     finally:
         release.release()
+
+
+def test_public_scan_returns_typed_findings_and_the_json_document(
+    site: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    result = pep726hook.scan(site=[str(site)], jobs=1)
+    assert isinstance(result, pep726hook.ScanResult)
+    assert all(isinstance(f, pep726hook.ScanFinding) for f in result.findings)
+    assert result.to_json() == run_json(capsys, "--site", str(site))
+    (mpstyle,) = pep726hook.scan(["mpmath-style"], site=[str(site)]).findings
+    assert (mpstyle.module, mpstyle.kind, mpstyle.line) == ("mpstyle.ctx", "class_workaround", 3)
+
+
+def test_public_scan_refuses_bad_arguments_clearly(site: Path, tmp_path: Path) -> None:
+    with pytest.raises(TypeError, match="distributions must be a sequence of strings"):
+        pep726hook.scan("hooked", site=[str(site)])  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="paths must be a sequence"):
+        pep726hook.scan(paths=str(tmp_path))  # type: ignore[arg-type]
+    with pytest.raises(NotADirectoryError, match="nonexistent"):
+        pep726hook.scan(paths=[str(tmp_path / "nonexistent")])
+    with pytest.raises(NotADirectoryError):
+        pep726hook.scan(site=[str(tmp_path / "nonexistent")])
+    with pytest.raises(LookupError, match="no-such-dist"):
+        pep726hook.scan(["no-such-dist"], site=[str(site)])
+    with pytest.raises(ValueError, match="absolute"):
+        pep726hook.scan(paths=[str(tmp_path)], exclude=[str(tmp_path)])
+    with pytest.raises(ValueError, match="jobs must be 0 or more"):
+        pep726hook.scan(paths=[str(tmp_path)], jobs=-1)
 
 
 def test_report_round_trip(site: Path) -> None:

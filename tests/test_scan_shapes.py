@@ -397,7 +397,7 @@ def test_namespace_getattr_states_its_read_cost(tmp_path: Path) -> None:
     )
 
 
-def scan_source(tmp_path: Path, source: str, thorough: bool = False) -> list[_scan.Finding]:
+def scan_source(tmp_path: Path, source: str, thorough: bool = False) -> list[_scan.ScanFinding]:
     (tmp_path / "mod.py").write_text(textwrap.dedent(source))
     return _scan.scan(paths=[str(tmp_path)], thorough=thorough).findings
 

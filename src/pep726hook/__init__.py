@@ -38,6 +38,9 @@ _SOURCES = {
     "DeprecatedValue": "_deprecation",
     "deprecate_attribute": "_deprecation",
     "deprecated": "_deprecation",
+    "ScanFinding": "_scan",
+    "ScanResult": "_scan",
+    "scan": "_scan",
 }
 
 import os as _os  # noqa: E402 (after the docstring's names)
@@ -127,6 +130,7 @@ if TYPE_CHECKING:
         uninstall,
         upgrade,
     )
+    from ._scan import ScanFinding, ScanResult, scan
 else:
 
     def __getattr__(name: str) -> object:
@@ -150,6 +154,8 @@ __all__ = [
     "DeprecatedValue",
     "EngineUnavailableError",
     "Installation",
+    "ScanFinding",
+    "ScanResult",
     "__version__",
     "available_engines",
     "deprecate_attribute",
@@ -159,6 +165,7 @@ __all__ = [
     "install",
     "is_installed",
     "is_upgraded",
+    "scan",
     "uninstall",
     "upgrade",
 ]

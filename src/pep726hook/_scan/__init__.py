@@ -30,7 +30,10 @@ importing only those listed before it:
 * :mod:`._report`: the table and JSON output (imported only to print);
 * :mod:`._command`: the ``pep726hook scan`` command line.
 
-This package is private; the names below are its programmatic interface.
+This package is private.  ``pep726hook.scan()``, ``pep726hook.ScanResult``
+and ``pep726hook.ScanFinding`` are the public interface (loaded on first use,
+like every public name of the package); the names below serve the command
+line, the tests and the benchmarks.
 """
 
 from __future__ import annotations
@@ -41,8 +44,8 @@ from ._model import (
     CONFIDENCES,
     KINDS,
     SCHEMA,
-    Finding,
     Related,
+    ScanFinding,
     ScanResult,
     Skipped,
     SourceFile,
@@ -54,8 +57,8 @@ __all__ = [
     "CONFIDENCES",
     "KINDS",
     "SCHEMA",
-    "Finding",
     "Related",
+    "ScanFinding",
     "ScanResult",
     "Skipped",
     "SourceFile",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 SCHEMA = "pep726hook.scan/1"
 
@@ -54,16 +54,31 @@ class Related(NamedTuple):
     name: str | None = None
 
 
-class Finding(NamedTuple):
-    """One reported construct; the fields are those of the JSON schema."""
+class ScanFinding(NamedTuple):
+    """One construct that :func:`pep726hook.scan` reports: a hook, a workaround or a call of one.
 
+    The fields are those of a finding in the ``--json`` output (schema
+    ``pep726hook.scan/1``), with tuples for arrays; see the documentation of
+    ``pep726hook scan`` for each kind and what its texts say.
+    """
+
+    #: The distribution's name as in its metadata; None for the standard library and paths.
     distribution: str | None
+    #: The dotted module name (the relative path when the file has no importable name).
     module: str
+    #: The absolute path of the file.
     path: str
+    #: The 1-based line of the hook, of the workaround's class statement, or of the call.
     line: int
+    #: ``"module_setattr"``, ``"module_delattr"``, ``"class_workaround"``,
+    #: ``"wrapper_workaround"``, ``"helper_workaround"``, ``"helper_call"``,
+    #: ``"dict_property_module"``, ``"module_getattr"`` or ``"module_dir"``.
     kind: str
+    #: The source line of a hook, or what a workaround installs, where and how.
     detail: str
+    #: What to do about it, or None where nothing is to be done (hooks but ``__getattr__``).
     suggestion: str | None
+    #: ``"high"``, ``"medium"`` or ``"low"``: how sure the scan is that it runs as reported.
     confidence: str = "high"
     #: Line of the class statement of the workaround, when the finding has one.
     class_line: int | None = None
@@ -71,6 +86,7 @@ class Finding(NamedTuple):
     install_line: int | None = None
     #: What reads of the affected module cost, on which interpreters.
     read_cost: str | None = None
+    #: Other places the finding involves: a helper, its callers, a call's class and install.
     related: tuple[Related, ...] = ()
 
 
@@ -82,13 +98,59 @@ class Skipped(NamedTuple):
 
 
 class ScanResult(NamedTuple):
-    """Everything one scan found."""
+    """Everything one :func:`pep726hook.scan` found."""
 
+    #: The interpreter that scanned, e.g. ``"CPython 3.12.1"`` (its grammar parsed the files).
     python: str
+    #: The ``.py`` files read, each counted once.
     scanned_files: int
+    #: How many of them had to be parsed.
     parsed_files: int
+    #: The files that could not be read, decoded or parsed, sorted by path.
     skipped: list[Skipped]
-    findings: list[Finding]
+    #: Sorted by distribution (named ones first), path, line and kind.
+    findings: list[ScanFinding]
+
+    def to_json(self) -> dict[str, Any]:
+        """The document ``pep726hook scan --json`` prints, as plain Python objects.
+
+        Its layout (schema ``pep726hook.scan/1``) is documented with the
+        command (docs/scan.md); change it only together with that document and
+        the schema version.
+        """
+        return {
+            "schema": SCHEMA,
+            "python": self.python,
+            "scanned_files": self.scanned_files,
+            "skipped": [{"path": s.path, "reason": s.reason} for s in self.skipped],
+            "findings": [
+                {
+                    "distribution": f.distribution,
+                    "module": f.module,
+                    "path": f.path,
+                    "line": f.line,
+                    "kind": f.kind,
+                    "detail": f.detail,
+                    "suggestion": f.suggestion,
+                    "confidence": f.confidence,
+                    "class_line": f.class_line,
+                    "install_line": f.install_line,
+                    "read_cost": f.read_cost,
+                    "related": [
+                        {
+                            "role": r.role,
+                            "path": r.path,
+                            "line": r.line,
+                            "module": r.module,
+                            "distribution": r.distribution,
+                            "name": r.name,
+                        }
+                        for r in f.related
+                    ],
+                }
+                for f in self.findings
+            ],
+        }
 
 
 class UnknownDistributionError(LookupError):

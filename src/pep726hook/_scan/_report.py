@@ -1,8 +1,9 @@
 """Rendering of ``pep726hook scan`` results: a table for people, JSON for tools.
 
-The JSON layout (schema ``pep726hook.scan/1``) is documented in docs/scan.md
-(https://github.com/pep726hook/pep726hook/blob/main/docs/scan.md); change it
-only together with that document and the schema version.
+The JSON document itself is made by :meth:`ScanResult.to_json`, public through
+``pep726hook.ScanResult``; its layout (schema ``pep726hook.scan/1``) is
+documented in docs/scan.md
+(https://github.com/pep726hook/pep726hook/blob/main/docs/scan.md).
 """
 
 from __future__ import annotations
@@ -11,8 +12,6 @@ import json
 import shutil
 import textwrap
 from typing import TYPE_CHECKING, Any
-
-from ._model import SCHEMA
 
 if TYPE_CHECKING:
     from typing import TextIO
@@ -26,39 +25,7 @@ _HEADERS = ("LOCATION", "DISTRIBUTION", "MODULE", "KIND", "DETAIL")
 
 def to_json(result: ScanResult) -> dict[str, Any]:
     """The JSON document of *result*, as plain Python objects."""
-    return {
-        "schema": SCHEMA,
-        "python": result.python,
-        "scanned_files": result.scanned_files,
-        "skipped": [{"path": s.path, "reason": s.reason} for s in result.skipped],
-        "findings": [
-            {
-                "distribution": f.distribution,
-                "module": f.module,
-                "path": f.path,
-                "line": f.line,
-                "kind": f.kind,
-                "detail": f.detail,
-                "suggestion": f.suggestion,
-                "confidence": f.confidence,
-                "class_line": f.class_line,
-                "install_line": f.install_line,
-                "read_cost": f.read_cost,
-                "related": [
-                    {
-                        "role": r.role,
-                        "path": r.path,
-                        "line": r.line,
-                        "module": r.module,
-                        "distribution": r.distribution,
-                        "name": r.name,
-                    }
-                    for r in f.related
-                ],
-            }
-            for f in result.findings
-        ],
-    }
+    return result.to_json()
 
 
 def write_json(result: ScanResult, out: TextIO) -> None:
