@@ -12,7 +12,8 @@ or plain source trees, and reports, per module:
   either to a module it is given (and the calls of that helper), a module-like
   object whose ``__dict__`` is a property; each with what reads cost and the
   PEP 726 spelling that replaces it,
-* PEP 562 ``__getattr__`` / ``__dir__`` (informational).
+* PEP 562 ``__getattr__`` (with its read cost, and how ``pep726hook.enable()``
+  or ``pep726hook.deprecated()`` removes it) and ``__dir__`` (informational).
 
 Nothing scanned is imported or executed.  The work is split, each module
 importing only those listed before it:

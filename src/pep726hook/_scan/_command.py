@@ -63,7 +63,9 @@ def build_parser() -> argparse.ArgumentParser:
             "or executing anything."
         ),
         epilog=(
-            "Installed distributions are scanned unless --path is given without DIST or --site. "
+            "Installed distributions are scanned unless --path is given without DIST or --site; "
+            "pep726hook itself only when named as DIST. "
+            "The table fits the terminal's width ($COLUMNS). "
             "Exit status: 1 when --fail-on is given and a finding of a kind it names was "
             "reported, 2 on a usage error, 0 otherwise (the scan completed; files that could "
             "not be read or parsed are listed but do not change the status). "

@@ -79,6 +79,7 @@ def write_table(result: ScanResult, out: TextIO, width: int | None = None) -> No
         (f"{f.path}:{f.line}", f.distribution or "-", f.module, f.kind, f.detail)
         for f in result.findings
     ]
+    table = True
     if rows:
         widths = [max(len(row[i]) for row in [_HEADERS, *rows]) for i in range(len(_HEADERS) - 1)]
         detail_start = sum(widths) + 2 * len(widths)
@@ -116,6 +117,8 @@ def write_table(result: ScanResult, out: TextIO, width: int | None = None) -> No
                 notes.append(f"suggestion: {finding.suggestion}")
             for note in notes:
                 lines.extend(_wrap(note, min(width, _NOTE_WIDTH), "    ", "      "))
+    if rows and not table:
+        lines.append("")
     for skipped in result.skipped:
         lines.extend(_wrap(f"skipped {skipped.path}: {skipped.reason}", width, "", "    "))
     modules = len({(f.distribution, f.module) for f in result.findings})
