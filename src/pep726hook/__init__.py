@@ -39,7 +39,9 @@ _SOURCES = {
     "deprecate_attribute": "_deprecation",
     "deprecated": "_deprecation",
     "ScanFinding": "_scan",
+    "ScanRelated": "_scan",
     "ScanResult": "_scan",
+    "ScanSkipped": "_scan",
     "scan": "_scan",
 }
 
@@ -130,7 +132,7 @@ if TYPE_CHECKING:
         uninstall,
         upgrade,
     )
-    from ._scan import ScanFinding, ScanResult, scan
+    from ._scan import ScanFinding, ScanRelated, ScanResult, ScanSkipped, scan
 else:
 
     def __getattr__(name: str) -> object:
@@ -155,7 +157,9 @@ __all__ = [
     "EngineUnavailableError",
     "Installation",
     "ScanFinding",
+    "ScanRelated",
     "ScanResult",
+    "ScanSkipped",
     "__version__",
     "available_engines",
     "deprecate_attribute",

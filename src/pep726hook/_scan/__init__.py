@@ -31,10 +31,10 @@ importing only those listed before it:
 * :mod:`._report`: the table and JSON output (imported only to print);
 * :mod:`._command`: the ``pep726hook scan`` command line.
 
-This package is private.  ``pep726hook.scan()``, ``pep726hook.ScanResult``
-and ``pep726hook.ScanFinding`` are the public interface (loaded on first use,
-like every public name of the package); the names below serve the command
-line, the tests and the benchmarks.
+This package is private.  ``pep726hook.scan()`` and the records it returns
+(``ScanResult``, ``ScanFinding``, ``ScanRelated``, ``ScanSkipped``) are the
+public interface, loaded on first use like every public name of the package;
+the names below serve the command line, the tests and the benchmarks.
 """
 
 from __future__ import annotations
@@ -45,10 +45,10 @@ from ._model import (
     CONFIDENCES,
     KINDS,
     SCHEMA,
-    Related,
     ScanFinding,
+    ScanRelated,
     ScanResult,
-    Skipped,
+    ScanSkipped,
     SourceFile,
     UnknownDistributionError,
 )
@@ -58,10 +58,10 @@ __all__ = [
     "CONFIDENCES",
     "KINDS",
     "SCHEMA",
-    "Related",
     "ScanFinding",
+    "ScanRelated",
     "ScanResult",
-    "Skipped",
+    "ScanSkipped",
     "SourceFile",
     "UnknownDistributionError",
     "build_parser",

@@ -41,14 +41,18 @@ class SourceFile(NamedTuple):
         return _module_name(self.relative)
 
 
-class Related(NamedTuple):
-    """Another place a finding involves: a helper's caller, or the helper a call reaches."""
+class ScanRelated(NamedTuple):
+    """Another place a :class:`ScanFinding` involves: a helper, its caller, a call's class."""
 
-    #: ``caller``, ``helper``, ``class`` or ``install``.
+    #: ``"caller"``, ``"helper"``, ``"class"`` or ``"install"``.
     role: str
+    #: The absolute path of its file.
     path: str
+    #: Its 1-based line.
     line: int
+    #: The dotted name of its module.
     module: str
+    #: The distribution its file belongs to; None for the standard library and paths.
     distribution: str | None
     #: The dotted name of the function (for ``helper``), else None.
     name: str | None = None
@@ -87,13 +91,15 @@ class ScanFinding(NamedTuple):
     #: What reads of the affected module cost, on which interpreters.
     read_cost: str | None = None
     #: Other places the finding involves: a helper, its callers, a call's class and install.
-    related: tuple[Related, ...] = ()
+    related: tuple[ScanRelated, ...] = ()
 
 
-class Skipped(NamedTuple):
-    """A candidate file that could not be read, decoded or parsed."""
+class ScanSkipped(NamedTuple):
+    """A candidate file that :func:`pep726hook.scan` could not read, decode or parse."""
 
+    #: The absolute path of the file.
     path: str
+    #: Why: ``cannot read: ...``, ``cannot decode ...``, ``syntax error at line N: ...``.
     reason: str
 
 
@@ -107,7 +113,7 @@ class ScanResult(NamedTuple):
     #: How many of them had to be parsed.
     parsed_files: int
     #: The files that could not be read, decoded or parsed, sorted by path.
-    skipped: list[Skipped]
+    skipped: list[ScanSkipped]
     #: Sorted by distribution (named ones first), path, line and kind.
     findings: list[ScanFinding]
 

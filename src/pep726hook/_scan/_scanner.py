@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from .._compat import IMPLEMENTATION
 from ._files import collect_files
 from ._filter import Index, ParsePlan, has_token, may_matter, plan_parse
-from ._model import KINDS, Related, ScanFinding, ScanResult, Skipped, SourceFile
+from ._model import KINDS, ScanFinding, ScanRelated, ScanResult, ScanSkipped, SourceFile
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator, Sequence
@@ -136,7 +136,7 @@ class _Reader:
 
 def scan_file(
     source: SourceFile, thorough: bool = False, reader: _Reader | None = None
-) -> tuple[list[ScanFinding], Skipped | None, bool]:
+) -> tuple[list[ScanFinding], ScanSkipped | None, bool]:
     """Scan one file: its findings, why it was skipped (or None), whether it was parsed.
 
     By default only files that :func:`plan_parse` cannot rule out are parsed,
@@ -151,10 +151,10 @@ def scan_file(
 
 
 def _finding(source: SourceFile, item: Item) -> ScanFinding:
-    related: tuple[Related, ...] = ()
+    related: tuple[ScanRelated, ...] = ()
     if item.helper is not None and item.helper_line is not None:
         name = f"{source.module}.{item.helper}"
-        helper = Related("helper", source.path, item.helper_line, source.module, None, name)
+        helper = ScanRelated("helper", source.path, item.helper_line, source.module, None, name)
         related = (helper._replace(distribution=source.distribution),)
     return ScanFinding(
         source.distribution,
@@ -184,13 +184,13 @@ class _Results:
 
     def __init__(self) -> None:
         self.findings: list[ScanFinding] = []
-        self.skipped: list[Skipped] = []
+        self.skipped: list[ScanSkipped] = []
         self.parsed = 0
         #: Numbers of the chunks scanned, in a process that shares the work.
         self.chunks: list[int] = []
         #: ``helper_call`` findings, and each helper's finding -> its callers.
         self.calls: list[ScanFinding] = []
-        self.callers: dict[ScanFinding, list[Related]] = {}
+        self.callers: dict[ScanFinding, list[ScanRelated]] = {}
 
     def scan(self, files: Iterable[SourceFile], work: _Work, reader: _Reader) -> None:
         if work.helpers:
@@ -208,7 +208,7 @@ class _Results:
         try:
             length = reader.read(source.path)
         except OSError as exc:
-            self.skipped.append(Skipped(source.path, f"cannot read: {exc.strerror or exc}"))
+            self.skipped.append(ScanSkipped(source.path, f"cannot read: {exc.strerror or exc}"))
             return
         buffer = reader.buffer
         if not (has_token(buffer, length) if thorough else may_matter(buffer, length)):
@@ -227,7 +227,7 @@ class _Results:
         try:
             analysed = analyse(data, source.path, source.module, hook_lines, index)
         except Unparsable as exc:
-            self.skipped.append(Skipped(source.path, str(exc)))
+            self.skipped.append(ScanSkipped(source.path, str(exc)))
             return
         found = [_finding(source, item) for item in analysed.found]
         self.findings.extend(found)
@@ -240,7 +240,7 @@ class _Results:
             self.calls.extend(calls)
             self._add_callers(callers)
 
-    def _add_callers(self, callers: dict[ScanFinding, list[Related]]) -> None:
+    def _add_callers(self, callers: dict[ScanFinding, list[ScanRelated]]) -> None:
         for finding, related in callers.items():
             self.callers.setdefault(finding, []).extend(related)
 
@@ -462,7 +462,7 @@ def _with_callers(first: _Results, files: list[SourceFile], jobs: int | None) ->
     return updated + first.calls
 
 
-def _place(related: Related) -> tuple[str, int]:
+def _place(related: ScanRelated) -> tuple[str, int]:
     return related.path, related.line
 
 
