@@ -422,7 +422,10 @@ def test_pep726hook_itself_is_scanned_only_when_named(
     assert [f["module"] for f in named["findings"]] == ["pep726hook"]
 
 
-def test_counts_of_one_are_singular(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_counts_of_one_are_singular(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", "1000")  # the summary on one line
     (tmp_path / "one.py").write_text("def __dir__(): ...\n")
     (tmp_path / "bad.py").write_text("def __dir__(:\n")
     assert _scan.main(["--path", str(tmp_path)]) == 0
@@ -794,13 +797,14 @@ def scan_status(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, di
 
 
 def test_fail_on_a_reported_kind_exits_1_after_the_report(
-    site: Path, capsys: pytest.CaptureFixture[str]
+    site: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setenv("COLUMNS", "1000")  # the summary on one line
     status, document = scan_status(capsys, "--site", str(site), "--fail-on", "module_setattr")
     assert status == 1
     assert document["findings"]  # the report is printed in full all the same
     assert _scan.main(["--site", str(site), "--fail-on", "class_workaround"]) == 1
-    assert capsys.readouterr().out.splitlines()[-2].startswith("14 findings")
+    assert capsys.readouterr().out.splitlines()[-1].startswith("14 findings")
 
 
 def test_fail_on_kinds_not_reported_exits_0(
