@@ -471,6 +471,30 @@ def test_getattr_in_the_fallback_branch_is_the_fallback_like_the_class(
         assert finding.read_cost.startswith("only where pep726hook cannot be imported: ")
 
 
+@pytest.mark.parametrize("thorough", [False, True])
+def test_getattr_alone_in_the_fallback_branch_is_the_fallback(
+    tmp_path: Path, thorough: bool
+) -> None:
+    # No class: only the try statement is parsed (unless thorough), and the
+    # enable() call may lie outside it.
+    source = """\
+        try:
+            from pep726hook import enable
+        except ModuleNotFoundError:
+            def __getattr__(name):
+                raise AttributeError(name)
+        else:
+            enable = None
+
+        import pep726hook
+        pep726hook.enable(__name__)
+    """
+    (finding,) = scan_source(tmp_path, source, thorough)
+    assert finding.kind == "module_getattr"
+    assert finding.suggestion is not None and finding.suggestion.startswith("none:")
+    assert finding.read_cost is not None and finding.read_cost.startswith("only where")
+
+
 def test_getattr_outside_the_fallback_branch_keeps_its_cost(tmp_path: Path) -> None:
     # Bound whether or not pep726hook imports: the module pays for it, unless
     # the native engine serves it, which the suggestion says.
