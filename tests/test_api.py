@@ -23,6 +23,10 @@ PUBLIC_API = {
     "DeprecatedValue",
     "EngineUnavailableError",
     "Installation",
+    "ScanFinding",
+    "ScanRelated",
+    "ScanResult",
+    "ScanSkipped",
     "__version__",
     "available_engines",
     "deprecate_attribute",
@@ -32,6 +36,7 @@ PUBLIC_API = {
     "install",
     "is_installed",
     "is_upgraded",
+    "scan",
     "uninstall",
     "upgrade",
 }

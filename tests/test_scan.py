@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
+import _thread
 import io
 import json
 import os
 import subprocess
 import sys
 import textwrap
+import warnings
 from pathlib import Path
 from typing import Any, Dict, Union
 
 import pytest
 
+import pep726hook
 from pep726hook import _scan
 from pep726hook._scan import _report, _scanner
 
@@ -256,7 +259,8 @@ def test_json_schema(site: Path, capsys: pytest.CaptureFixture[str]) -> None:
         assert os.path.isabs(finding["path"])
         assert isinstance(finding["line"], int)
         workaround = finding["kind"] == "class_workaround"
-        assert (finding["suggestion"] is not None) == workaround
+        advised = workaround or finding["kind"] == "module_getattr"
+        assert (finding["suggestion"] is not None) == advised
         assert (finding["class_line"] == finding["line"]) == workaround
         assert isinstance(finding["install_line"], int) == workaround
         costly = workaround or finding["kind"] == "module_getattr"
@@ -386,6 +390,53 @@ def test_unknown_distribution_is_a_usage_error(
     assert "pep726hook scan: error: no installed distribution named no-such-dist" in err
 
 
+@pytest.mark.parametrize("name", ["/nonexistent", "src/pkg", "."])
+def test_a_path_given_as_dist_gets_a_hint_at_path(
+    name: str, site: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert _scan.main(["--site", str(site), name]) == 2
+    err = capsys.readouterr().err
+    assert f"no installed distribution named {name} in {site}" in err
+    assert f"to scan a source tree, give it as --path {name}" in err
+
+
+def test_a_distribution_name_gets_no_path_hint(
+    site: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(site)
+    assert _scan.main(["--site", str(site), "no-such-dist"]) == 2
+    assert "source tree" not in capsys.readouterr().err
+
+
+def test_pep726hook_itself_is_scanned_only_when_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Its own modules define __getattr__ and __dir__: in a plain environment
+    # they were most of the findings, none of them the user's to change.
+    make_dist(tmp_path, "pep726hook", "1.0", {"pep726hook/__init__.py": "def __dir__(): ...\n"})
+    make_dist(tmp_path, "other", "1.0", {"other.py": "def __dir__(): ...\n"})
+    everything = run_json(capsys, "--site", str(tmp_path))
+    assert [f["module"] for f in everything["findings"]] == ["other"]
+    assert everything["scanned_files"] == 1
+    named = run_json(capsys, "--site", str(tmp_path), "PEP726Hook")
+    assert [f["module"] for f in named["findings"]] == ["pep726hook"]
+
+
+def test_counts_of_one_are_singular(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", "1000")  # the summary on one line
+    (tmp_path / "one.py").write_text("def __dir__(): ...\n")
+    (tmp_path / "bad.py").write_text("def __dir__(:\n")
+    assert _scan.main(["--path", str(tmp_path)]) == 0
+    summary = capsys.readouterr().out.splitlines()[-1]
+    assert summary.startswith("1 finding in 1 module; scanned 2 files (2 parsed), 1 skipped;")
+    (tmp_path / "bad.py").unlink()
+    assert _scan.main(["--path", str(tmp_path)]) == 0
+    summary = capsys.readouterr().out.splitlines()[-1]
+    assert summary.startswith("1 finding in 1 module; scanned 1 file (1 parsed), 0 skipped;")
+
+
 @pytest.mark.parametrize(
     "argv",
     [["--bogus"], ["--path", "/nonexistent/dir"], ["--site", "/nonexistent/dir"], ["--jobs", "x"]],
@@ -396,14 +447,16 @@ def test_usage_errors_exit_2(argv: list[str], capsys: pytest.CaptureFixture[str]
     assert out == "" and "usage: pep726hook scan" in err
 
 
-def test_help(capsys: pytest.CaptureFixture[str]) -> None:
+def test_help(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("COLUMNS", "100")  # narrower, argparse would break the URL
     assert _scan.main(["--help"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("usage: pep726hook scan")
     for option in ("--path", "--stdlib", "--site", "--json", "--thorough", "DIST"):
         assert option in out
+    words = " ".join(out.split())  # argparse wraps the help to the terminal's width
     for option in ("--exclude", "--fail-on", "module_setattr, module_delattr, class_workaround"):
-        assert option in out
+        assert option in words
     # Installed copies have no docs/: the help points at the document online.
     assert "https://github.com/pep726hook/pep726hook/blob/main/docs/scan.md" in out
     assert " docs/scan.md" not in out
@@ -436,11 +489,25 @@ def test_fifo_is_skipped_not_waited_for(tmp_path: Path, capsys: pytest.CaptureFi
     ]
 
 
-def test_table(site: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def unwrapped(out: str) -> list[str]:
+    """The lines of a table report with each wrapped note joined back into one line."""
+    lines: list[str] = []
+    for line in out.splitlines():
+        if line.startswith("      ") and lines and lines[-1].startswith("    "):
+            lines[-1] += " " + line.strip()
+        else:
+            lines.append(line)
+    return lines
+
+
+def test_table(
+    site: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", "1000")  # one row per finding, whatever the paths
     assert _scan.main(["--site", str(site)]) == 0
     out, err = capsys.readouterr()
     assert err == ""
-    lines = out.splitlines()
+    lines = unwrapped(out)
     assert lines[0].split() == ["LOCATION", "DISTRIBUTION", "MODULE", "KIND", "DETAIL"]
     ctx = str(site / "mpstyle" / "ctx.py")
     (row,) = [line for line in lines if line.startswith(f"{ctx}:3 ")]
@@ -452,6 +519,54 @@ def test_table(site: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert any(line.startswith("skipped ") and "latin.py: cannot decode" in line for line in lines)
     assert lines[-1].startswith("14 findings in 9 modules; scanned 15 files")
     assert "2 skipped" in lines[-1]
+
+
+@pytest.mark.parametrize("columns", ["10", "40", "60", "80", "120", "200", "1000"])
+def test_table_fits_the_terminal_width(
+    columns: str,
+    site: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("COLUMNS", columns)
+    assert _scan.main(["--site", str(site)]) == 0
+    out = capsys.readouterr().out
+    width = max(int(columns), _report.MIN_WIDTH)
+    for line in out.splitlines():
+        # A word longer than the line (a path) sits alone on its line.
+        assert len(line) <= width or len(line.split()) == 1, (width, line)
+    # Wrapping loses nothing: every text of every finding is there, in order.
+    text = " ".join(out.split())
+    for finding in run_json(capsys, "--site", str(site))["findings"]:
+        for field in ("detail", "read_cost", "suggestion"):
+            if finding[field]:
+                assert " ".join(finding[field].split()) in text
+        assert f"{finding['path']}:{finding['line']}" in text
+
+
+def test_narrow_table_puts_each_finding_in_a_block(
+    site: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", "60")
+    assert _scan.main(["--site", str(site), "mpmath.style"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[:4] == ["LOCATION", "  KIND in MODULE (distribution DISTRIBUTION)", "  DETAIL", ""]
+    assert lines[4] == f"{site / 'mpstyle' / 'ctx.py'}:3"
+    assert lines[5] == "  class_workaround in mpstyle.ctx (distribution"
+    assert lines[6] == "  mpmath-style)"
+    assert lines[7].startswith("  class _MPModule(types.ModuleType) installed by")
+    assert "    confidence: high" in lines
+
+
+def test_json_ignores_the_terminal_width(
+    site: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", "40")
+    assert _scan.main(["--site", str(site), "--json"]) == 0
+    out = capsys.readouterr().out
+    expected = json.dumps(_report.to_json(_scan.scan(site=[str(site)])), indent=2) + "\n"
+    assert out == expected
+    assert max(map(len, out.splitlines())) > 200
 
 
 def test_empty_table(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -514,6 +629,60 @@ def test_forked_workers_give_the_same_result(site: Path, monkeypatch: pytest.Mon
 
     monkeypatch.setattr(_scanner, "_child_result", failed_child)
     assert _scan.scan_files(files, jobs=2) == serial
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="workers are forked on Linux only")
+def test_no_fork_beside_a_thread_that_threading_does_not_know(site: Path) -> None:
+    # pytest-xdist's execnet starts its threads with _thread, which
+    # threading.active_count() does not see; forking beside one of them is
+    # what CPython 3.12+ warns about ("This process is multi-threaded").
+    started, release = _thread.allocate_lock(), _thread.allocate_lock()
+    started.acquire()
+    release.acquire()
+
+    def wait() -> None:
+        started.release()
+        with release:
+            pass
+
+    _thread.start_new_thread(wait, ())
+    started.acquire()
+    try:
+        assert not _scanner._can_fork()
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", DeprecationWarning)
+            _scan.scan_files(_scan.collect_files(site=[str(site)]), jobs=3)
+    finally:
+        release.release()
+
+
+def test_public_scan_returns_typed_findings_and_the_json_document(
+    site: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    result = pep726hook.scan(site=[str(site)], jobs=1)
+    assert isinstance(result, pep726hook.ScanResult)
+    assert all(isinstance(f, pep726hook.ScanFinding) for f in result.findings)
+    assert result.skipped and all(isinstance(s, pep726hook.ScanSkipped) for s in result.skipped)
+    assert result.to_json() == run_json(capsys, "--site", str(site))
+    (mpstyle,) = pep726hook.scan(["mpmath-style"], site=[str(site)]).findings
+    assert (mpstyle.module, mpstyle.kind, mpstyle.line) == ("mpstyle.ctx", "class_workaround", 3)
+
+
+def test_public_scan_refuses_bad_arguments_clearly(site: Path, tmp_path: Path) -> None:
+    with pytest.raises(TypeError, match="distributions must be a sequence of strings"):
+        pep726hook.scan("hooked", site=[str(site)])  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="paths must be a sequence"):
+        pep726hook.scan(paths=str(tmp_path))  # type: ignore[arg-type]
+    with pytest.raises(NotADirectoryError, match="nonexistent"):
+        pep726hook.scan(paths=[str(tmp_path / "nonexistent")])
+    with pytest.raises(NotADirectoryError):
+        pep726hook.scan(site=[str(tmp_path / "nonexistent")])
+    with pytest.raises(LookupError, match="no-such-dist"):
+        pep726hook.scan(["no-such-dist"], site=[str(site)])
+    with pytest.raises(ValueError, match="absolute"):
+        pep726hook.scan(paths=[str(tmp_path)], exclude=[str(tmp_path)])
+    with pytest.raises(ValueError, match="jobs must be 0 or more"):
+        pep726hook.scan(paths=[str(tmp_path)], jobs=-1)
 
 
 def test_report_round_trip(site: Path) -> None:
@@ -628,8 +797,9 @@ def scan_status(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, di
 
 
 def test_fail_on_a_reported_kind_exits_1_after_the_report(
-    site: Path, capsys: pytest.CaptureFixture[str]
+    site: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setenv("COLUMNS", "1000")  # the summary on one line
     status, document = scan_status(capsys, "--site", str(site), "--fail-on", "module_setattr")
     assert status == 1
     assert document["findings"]  # the report is printed in full all the same

@@ -397,6 +397,134 @@ def test_namespace_getattr_states_its_read_cost(tmp_path: Path) -> None:
     )
 
 
+def scan_source(tmp_path: Path, source: str, thorough: bool = False) -> list[_scan.ScanFinding]:
+    (tmp_path / "mod.py").write_text(textwrap.dedent(source))
+    return _scan.scan(paths=[str(tmp_path)], thorough=thorough).findings
+
+
+def test_namespace_getattr_is_told_to_opt_in(tmp_path: Path) -> None:
+    (finding,) = scan_source(tmp_path, "def __getattr__(name):\n    raise AttributeError(name)\n")
+    assert finding.suggestion is not None
+    assert finding.suggestion.startswith("opt the module in with pep726hook.enable(module)")
+    assert "reads specialised under the native engine, on CPython 3.11-3.14" in finding.suggestion
+    assert "deprecated()" not in finding.suggestion
+
+
+DEPRECATING_GETATTR = """\
+    import warnings
+
+    def __getattr__(name):
+        if name == "OLD":
+            warnings.warn("OLD is deprecated; use NEW", DeprecationWarning, stacklevel=2)
+            return NEW
+        raise AttributeError(name)
+"""
+
+
+@pytest.mark.parametrize("thorough", [False, True])
+def test_deprecating_getattr_is_told_about_deprecated(tmp_path: Path, thorough: bool) -> None:
+    (finding,) = scan_source(tmp_path, DEPRECATING_GETATTR, thorough)
+    assert finding.suggestion is not None
+    assert finding.suggestion.startswith(
+        "where this __getattr__ only warns about deprecated names, declare each of them with"
+        " pep726hook.deprecated() instead"
+    )
+    assert "otherwise opt the module in with pep726hook.enable(module)" in finding.suggestion
+
+
+# The pattern of the "For library authors" guide: the class and the
+# __getattr__ exist only where pep726hook cannot be imported.
+FALLBACK_ONLY = """\
+    try:
+        import pep726hook
+    except ImportError:
+        import sys, types
+
+        class _Guarded(types.ModuleType):
+            def __setattr__(self, name, value):
+                raise AttributeError(name)
+
+        sys.modules[__name__].__class__ = _Guarded
+
+        def __getattr__(name):
+            raise AttributeError(name)
+    else:
+        pep726hook.enable(__name__)
+"""
+
+
+@pytest.mark.parametrize("thorough", [False, True])
+def test_getattr_in_the_fallback_branch_is_the_fallback_like_the_class(
+    tmp_path: Path, thorough: bool
+) -> None:
+    by_kind = {f.kind: f for f in scan_source(tmp_path, FALLBACK_ONLY, thorough)}
+    assert set(by_kind) == {"class_workaround", "module_getattr"}
+    for finding, what in [
+        (by_kind["class_workaround"], "class _Guarded"),
+        (by_kind["module_getattr"], "__getattr__"),
+    ]:
+        assert finding.suggestion == (
+            f"none: the module opts in with pep726hook.enable() and keeps {what} as its"
+            " fallback without pep726hook"
+        )
+        assert finding.read_cost is not None
+        assert finding.read_cost.startswith("only where pep726hook cannot be imported: ")
+
+
+@pytest.mark.parametrize("thorough", [False, True])
+def test_getattr_alone_in_the_fallback_branch_is_the_fallback(
+    tmp_path: Path, thorough: bool
+) -> None:
+    # No class: only the try statement is parsed (unless thorough), and the
+    # enable() call may lie outside it.
+    source = """\
+        try:
+            from pep726hook import enable
+        except ModuleNotFoundError:
+            def __getattr__(name):
+                raise AttributeError(name)
+        else:
+            enable = None
+
+        import pep726hook
+        pep726hook.enable(__name__)
+    """
+    (finding,) = scan_source(tmp_path, source, thorough)
+    assert finding.kind == "module_getattr"
+    assert finding.suggestion is not None and finding.suggestion.startswith("none:")
+    assert finding.read_cost is not None and finding.read_cost.startswith("only where")
+
+
+def test_getattr_outside_the_fallback_branch_keeps_its_cost(tmp_path: Path) -> None:
+    # Bound whether or not pep726hook imports: the module pays for it, unless
+    # the native engine serves it, which the suggestion says.
+    source = (
+        textwrap.dedent(FALLBACK_ONLY)
+        + "\ndef __getattr__(name):\n    raise AttributeError(name)\n"
+    )
+    (_, fallback, bound) = scan_source(tmp_path, source)
+    assert fallback.read_cost is not None and bound.read_cost is not None
+    assert fallback.read_cost.startswith("only where")
+    assert bound.read_cost.startswith("reads of this module are not specialised")
+    assert bound.suggestion is not None
+    assert bound.suggestion.startswith("none: the module opts in with pep726hook.enable(), and")
+
+
+def test_import_error_branch_of_a_module_that_does_not_opt_in_is_no_fallback(
+    tmp_path: Path,
+) -> None:
+    source = """\
+        try:
+            from ._speedups import __getattr__
+        except ImportError:
+            def __getattr__(name):
+                raise AttributeError(name)
+    """
+    findings = scan_source(tmp_path, source)
+    assert [f.kind for f in findings] == ["module_getattr", "module_getattr"]
+    assert all(f.suggestion and f.suggestion.startswith("opt the module in") for f in findings)
+
+
 @pytest.mark.parametrize(
     "kind", ["helper_workaround", "helper_call", "wrapper_workaround", "dict_property_module"]
 )
@@ -408,9 +536,13 @@ def test_fail_on_accepts_the_new_kinds(
     capsys.readouterr()
 
 
-def test_table_lists_callers_and_read_cost(site: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_table_lists_callers_and_read_cost(
+    site: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("COLUMNS", "1000")  # one row per finding, whatever the paths
     assert _scan.main(["--site", str(site), "uses-guard", "guardlib"]) == 0
-    lines = capsys.readouterr().out.splitlines()
+    # The first line of each note under a row (the notes wrap at 100 columns).
+    lines = [line for line in capsys.readouterr().out.splitlines() if line[4:5] != " "]
     (row,) = [line for line in lines if "helper_workaround" in line and "core.py" in line]
     following = lines[lines.index(row) + 1 : lines.index(row) + 7]
     assert following[0] == "    confidence: medium"

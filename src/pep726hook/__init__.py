@@ -44,6 +44,11 @@ _SOURCES = {
     "DeprecatedValue": "_deprecation",
     "deprecate_attribute": "_deprecation",
     "deprecated": "_deprecation",
+    "ScanFinding": "_scan",
+    "ScanRelated": "_scan",
+    "ScanResult": "_scan",
+    "ScanSkipped": "_scan",
+    "scan": "_scan",
 }
 
 import os as _os  # noqa: E402 (after the docstring's names)
@@ -133,6 +138,7 @@ if TYPE_CHECKING:
         uninstall,
         upgrade,
     )
+    from ._scan import ScanFinding, ScanRelated, ScanResult, ScanSkipped, scan
 else:
 
     def __getattr__(name: str) -> object:
@@ -156,6 +162,10 @@ __all__ = [
     "DeprecatedValue",
     "EngineUnavailableError",
     "Installation",
+    "ScanFinding",
+    "ScanRelated",
+    "ScanResult",
+    "ScanSkipped",
     "__version__",
     "available_engines",
     "deprecate_attribute",
@@ -165,6 +175,7 @@ __all__ = [
     "install",
     "is_installed",
     "is_upgraded",
+    "scan",
     "uninstall",
     "upgrade",
 ]

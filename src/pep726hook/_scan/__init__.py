@@ -12,7 +12,8 @@ or plain source trees, and reports, per module:
   either to a module it is given (and the calls of that helper), a module-like
   object whose ``__dict__`` is a property; each with what reads cost and the
   PEP 726 spelling that replaces it,
-* PEP 562 ``__getattr__`` / ``__dir__`` (informational).
+* PEP 562 ``__getattr__`` (with its read cost, and how ``pep726hook.enable()``
+  or ``pep726hook.deprecated()`` removes it) and ``__dir__`` (informational).
 
 Nothing scanned is imported or executed.  The work is split, each module
 importing only those listed before it:
@@ -30,7 +31,10 @@ importing only those listed before it:
 * :mod:`._report`: the table and JSON output (imported only to print);
 * :mod:`._command`: the ``pep726hook scan`` command line.
 
-This package is private; the names below are its programmatic interface.
+This package is private.  ``pep726hook.scan()`` and the records it returns
+(``ScanResult``, ``ScanFinding``, ``ScanRelated``, ``ScanSkipped``) are the
+public interface, loaded on first use like every public name of the package;
+the names below serve the command line, the tests and the benchmarks.
 """
 
 from __future__ import annotations
@@ -41,10 +45,10 @@ from ._model import (
     CONFIDENCES,
     KINDS,
     SCHEMA,
-    Finding,
-    Related,
+    ScanFinding,
+    ScanRelated,
     ScanResult,
-    Skipped,
+    ScanSkipped,
     SourceFile,
     UnknownDistributionError,
 )
@@ -54,10 +58,10 @@ __all__ = [
     "CONFIDENCES",
     "KINDS",
     "SCHEMA",
-    "Finding",
-    "Related",
+    "ScanFinding",
+    "ScanRelated",
     "ScanResult",
-    "Skipped",
+    "ScanSkipped",
     "SourceFile",
     "UnknownDistributionError",
     "build_parser",

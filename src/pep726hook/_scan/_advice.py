@@ -51,6 +51,53 @@ def getattr_read_cost() -> str:
     )
 
 
+_ENABLE_KEEPS_READS_FAST = (
+    "pep726hook keeps its reads specialised under the native engine, on"
+    f" {NAMESPACE_GETATTR_READS}, although its namespace holds __getattr__"
+)
+
+
+def getattr_advice(opted_in: bool, deprecation: bool) -> str:
+    """What to do about a module-level PEP 562 ``__getattr__`` and the read cost it brings.
+
+    *opted_in*: the module already calls ``pep726hook.enable()``;
+    *deprecation*: the function mentions a deprecation (then it may only
+    serve deprecated names, which ``pep726hook.deprecated()`` does without it).
+    """
+    if opted_in:
+        advice = (
+            f"none: the module opts in with pep726hook.enable(), and {_ENABLE_KEEPS_READS_FAST}"
+        )
+    else:
+        advice = (
+            "opt the module in with pep726hook.enable(module) (pep726hook.enable(__name__) in the"
+            f" module itself): once it is, {_ENABLE_KEEPS_READS_FAST}"
+        )
+    if not deprecation:
+        return advice
+    return (
+        "where this __getattr__ only warns about deprecated names, declare each of them with"
+        ' pep726hook.deprecated() instead (Old = pep726hook.deprecated(New, "use New") before'
+        ' pep726hook.enable(__name__); documentation, "Deprecating module attributes") and remove'
+        " the __getattr__: reads, imports, stores and deletions of those names warn, and the"
+        f" module's reads are specialised again on every engine; otherwise {advice}"
+    )
+
+
+def fallback_advice(what: str, cost: str) -> tuple[str, str]:
+    """The suggestion and read cost of *what*, which a module that opts in keeps as its fallback.
+
+    A module that calls ``pep726hook.enable()`` and defines a ``ModuleType``
+    subclass, or a PEP 562 ``__getattr__`` where pep726hook cannot be
+    imported, has already migrated: *cost* is paid only without pep726hook.
+    """
+    return (
+        f"none: the module opts in with pep726hook.enable() and keeps {what} as its fallback"
+        " without pep726hook",
+        f"only where pep726hook cannot be imported: {cost}",
+    )
+
+
 def read_cost(facts: ClassFacts) -> str:
     """What reads of a module cost while *facts*' class (or object) stands in for it."""
     if facts.getattribute:

@@ -14,9 +14,16 @@ import gc
 import io
 import tokenize
 import warnings
-from typing import TYPE_CHECKING, List, NamedTuple
+from typing import TYPE_CHECKING, List, NamedTuple, Tuple
 
-from ._advice import ClassFacts, getattr_read_cost, read_cost, suggestion
+from ._advice import (
+    ClassFacts,
+    fallback_advice,
+    getattr_advice,
+    getattr_read_cost,
+    read_cost,
+    suggestion,
+)
 from ._filter import Index, statement_span
 
 if TYPE_CHECKING:
@@ -88,19 +95,45 @@ def _parse_text(text: str, path: str) -> ast.Module:
 # --------------------------------------------------------------------------- analysis
 
 
-def _top_level(body: Iterable[ast.stmt]) -> Iterator[ast.stmt]:
-    """Module-level statements, including those inside top-level ``if``/``try`` blocks."""
+def _top_level(body: Iterable[ast.stmt], on_import_error: bool = False) -> Iterator[_Placed]:
+    """Module-level statements, including those inside top-level ``if``/``try`` blocks.
+
+    Each comes with whether it runs only when an import failed: inside an
+    ``except ImportError:`` (or ``ModuleNotFoundError``, or bare) handler.
+    """
     for stmt in body:
-        yield stmt
+        yield stmt, on_import_error
         if isinstance(stmt, ast.If):
-            yield from _top_level(stmt.body)
-            yield from _top_level(stmt.orelse)
+            yield from _top_level(stmt.body, on_import_error)
+            yield from _top_level(stmt.orelse, on_import_error)
         elif isinstance(stmt, _TRY_TYPES):
-            yield from _top_level(stmt.body)  # type: ignore[attr-defined]
+            yield from _top_level(stmt.body, on_import_error)  # type: ignore[attr-defined]
             for handler in stmt.handlers:  # type: ignore[attr-defined]
-                yield from _top_level(handler.body)
-            yield from _top_level(stmt.orelse)  # type: ignore[attr-defined]
-            yield from _top_level(stmt.finalbody)  # type: ignore[attr-defined]
+                fallback = on_import_error or _catches_import_error(handler)
+                yield from _top_level(handler.body, fallback)
+            yield from _top_level(stmt.orelse, on_import_error)  # type: ignore[attr-defined]
+            yield from _top_level(stmt.finalbody, on_import_error)  # type: ignore[attr-defined]
+
+
+_Placed = Tuple[ast.stmt, bool]
+_IMPORT_ERRORS = frozenset(("ImportError", "ModuleNotFoundError"))
+
+
+def _catches_import_error(handler: ast.ExceptHandler) -> bool:
+    if handler.type is None:
+        return True
+    types = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
+    return any(_dotted(t).rpartition(".")[2] in _IMPORT_ERRORS for t in types)
+
+
+def opts_in(text: str) -> bool:
+    """Whether a module's source calls ``pep726hook.enable(``.
+
+    Such a module keeps what it defines where pep726hook cannot be imported
+    (a ``ModuleType`` subclass, a PEP 562 ``__getattr__``) as its fallback:
+    the scan reports those with the fallback's advice, not a migration.
+    """
+    return "pep726hook.enable(" in text
 
 
 def _statements(body: Iterable[ast.AST]) -> Iterator[ast.AST]:
@@ -284,9 +317,11 @@ class _Install(NamedTuple):
 class _Analysis:
     """The findings of one parsed module."""
 
-    def __init__(self, tree: ast.Module, text: str, module: str) -> None:
+    def __init__(self, tree: ast.Module, text: str, module: str, opted_in: bool) -> None:
         self.tree = tree
         self.text = text
+        #: Whether the whole module (not only *text*) opts in: see :func:`opts_in`.
+        self.opted_in = opted_in
         self._lines: list[str] | None = None
         self.module = module
         self.classes: dict[str, ast.ClassDef] = {}
@@ -313,8 +348,8 @@ class _Analysis:
         module that defines a class is walked further, once.
         """
         result: Found = []
-        for stmt in _top_level(self.tree.body):
-            result.extend(self._hooks_of(stmt))
+        for stmt, on_import_error in _top_level(self.tree.body):
+            result.extend(self._hooks_of(stmt, on_import_error))
             if isinstance(stmt, ast.ClassDef):
                 self.classes[stmt.name] = stmt
                 if any(_is_module_type_base(b, self.module_classes) for b in stmt.bases):
@@ -328,13 +363,27 @@ class _Analysis:
 
     def hooks(self) -> Found:
         """Module-level bindings of the hook names."""
-        return [item for stmt in _top_level(self.tree.body) for item in self._hooks_of(stmt)]
+        return [
+            item
+            for stmt, on_import_error in _top_level(self.tree.body)
+            for item in self._hooks_of(stmt, on_import_error)
+        ]
 
-    def _hooks_of(self, stmt: ast.stmt) -> Iterator[Item]:
+    def _hooks_of(self, stmt: ast.stmt, on_import_error: bool) -> Iterator[Item]:
         for kind in map(_HOOK_KINDS.get, _bound_names(stmt)):
-            if kind is not None:
-                cost = getattr_read_cost() if kind == "module_getattr" else None
-                yield Item(stmt.lineno, kind, self.source_line(stmt.lineno), read_cost=cost)
+            if kind is None:
+                continue
+            detail = self.source_line(stmt.lineno)
+            if kind != "module_getattr":
+                yield Item(stmt.lineno, kind, detail)
+            elif self.opted_in and on_import_error:
+                # Bound only where pep726hook cannot be imported, in a module
+                # that opts in otherwise: the same rule as a fallback class.
+                advice, cost = fallback_advice("__getattr__", getattr_read_cost())
+                yield Item(stmt.lineno, kind, detail, advice, read_cost=cost)
+            else:
+                advice = getattr_advice(self.opted_in, _mentions_deprecation(stmt))
+                yield Item(stmt.lineno, kind, detail, advice, read_cost=getattr_read_cost())
 
     # ---- what a module is, in an expression
 
@@ -533,14 +582,8 @@ class _Analysis:
                     if has_getter:
                         getters.extend(names)
                     overrides.extend(f"{store} property {n}" for store in stores for n in names)
-        for node in ast.walk(cls):
-            if (isinstance(node, ast.Name) and node.id in _DEPRECATION_NAMES) or (
-                isinstance(node, ast.Constant)
-                and isinstance(node.value, str)
-                and "deprecat" in node.value.lower()
-            ):
-                flags["deprecation"] = True
-                break
+        if _mentions_deprecation(cls):
+            flags["deprecation"] = True
         for base in cls.bases:
             if isinstance(base, ast.Name):
                 self._collect(base.id, seen, overrides, getters, flags)
@@ -566,7 +609,7 @@ class _Analysis:
     # ---- findings
 
     def _workarounds(self) -> Iterator[Item]:
-        opted_in = "pep726hook.enable(" in self.text
+        opted_in = self.opted_in
         reported: set[tuple[str, str | None]] = set()
         for scope in _scopes(self.tree.body):
             for install in self._installs(scope):
@@ -617,11 +660,9 @@ class _Analysis:
         helper = scope.qualname if kind == "helper_workaround" else None
         deprecation = facts.deprecation or "deprecat" in (helper or "").lower()
         facts = facts._replace(deprecation=deprecation)
+        cost = read_cost(facts)
         if opted_in and kind in ("class_workaround", "helper_workaround"):
-            advice = (
-                f"none: the module opts in with pep726hook.enable() and keeps class {install.cls}"
-                " as its fallback without pep726hook"
-            )
+            advice, cost = fallback_advice(f"class {install.cls}", cost)
         else:
             advice = suggestion(facts, helper)
         top = scope.function is None
@@ -634,10 +675,23 @@ class _Analysis:
             "high" if confident and kind != "dict_property_module" else "medium",
             cls.lineno,
             install.line,
-            read_cost(facts),
+            cost,
             helper,
             scope.function.lineno if helper and scope.function is not None else None,
         )
+
+
+def _mentions_deprecation(node: ast.AST) -> bool:
+    """Whether *node* names a deprecation warning class or spells "deprecat" in a string."""
+    return any(
+        (isinstance(inner, ast.Name) and inner.id in _DEPRECATION_NAMES)
+        or (
+            isinstance(inner, ast.Constant)
+            and isinstance(inner.value, str)
+            and "deprecat" in inner.value.lower()
+        )
+        for inner in ast.walk(node)
+    )
 
 
 def _property_call(call: ast.Call) -> tuple[bool, list[str]]:
@@ -679,16 +733,23 @@ def analyse(
     :class:`Unparsable` when the file cannot be decoded or parsed.
     """
     text, encoding = _decode(data)
+    opted_in = opts_in(text)
     if hook_lines is not None:
-        found = _statement_findings(data, encoding, hook_lines, path, index)
+        found = _statement_findings(data, encoding, hook_lines, path, index, opted_in=opted_in)
         if found is not None:
             return Analysed(found, None)
     tree = _parse_text(text, path)
-    return Analysed(_Analysis(tree, text, module).findings(), tree)
+    return Analysed(_Analysis(tree, text, module, opted_in).findings(), tree)
 
 
 def _statement_findings(
-    data: bytes, encoding: str, hook_lines: list[int], path: str, index: Index | None
+    data: bytes,
+    encoding: str,
+    hook_lines: list[int],
+    path: str,
+    index: Index | None,
+    *,
+    opted_in: bool,
 ) -> Found | None:
     """Findings of the top-level statements that contain *hook_lines*, parsed alone.
 
@@ -713,6 +774,6 @@ def _statement_findings(
         except (UnicodeDecodeError, Unparsable):
             return None
         offset = data.count(b"\n", 0, start)
-        analysis = _Analysis(tree, chunk, "")
+        analysis = _Analysis(tree, chunk, "", opted_in)
         found.extend(item._replace(line=item.line + offset) for item in analysis.hooks())
     return found

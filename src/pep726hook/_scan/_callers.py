@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, NamedTuple, Protocol
 from ._analysis import Unparsable, parse_source
 from ._files import normalize
 from ._filter import mentions
-from ._model import Finding, Related, SourceFile
+from ._model import ScanFinding, ScanRelated, SourceFile
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator
@@ -40,10 +40,10 @@ class Helper(NamedTuple):
 
     module: str
     function: str
-    finding: Finding
+    finding: ScanFinding
 
 
-def helpers(findings: Iterable[Finding]) -> list[Helper]:
+def helpers(findings: Iterable[ScanFinding]) -> list[Helper]:
     """The helpers among *findings* that other code can import and call."""
     found = []
     for finding in findings:
@@ -260,12 +260,12 @@ def may_import(source: SourceFile, helper: Helper) -> bool:
 
 def find_callers(
     files: Iterable[SourceFile], found: list[Helper], reader: Reader
-) -> tuple[list[Finding], dict[Finding, list[Related]]]:
+) -> tuple[list[ScanFinding], dict[ScanFinding, list[ScanRelated]]]:
     """``helper_call`` findings for every call of *found*, and the callers of each helper."""
     wanted = [_Wanted(helper) for helper in found]
     names = {want.name for want in wanted}
-    new: list[Finding] = []
-    callers: dict[Finding, list[Related]] = {}
+    new: list[ScanFinding] = []
+    callers: dict[ScanFinding, list[ScanRelated]] = {}
     for source in files:
         try:
             length = reader.read(source.path)
@@ -289,10 +289,10 @@ def find_callers(
 
 def own_calls(
     tree: ast.Module, data: bytes, source: SourceFile, found: list[Helper]
-) -> tuple[list[Finding], dict[Finding, list[Related]]]:
+) -> tuple[list[ScanFinding], dict[ScanFinding, list[ScanRelated]]]:
     """What :func:`find_callers` finds for *found* in their own module, whose tree is at hand."""
-    new: list[Finding] = []
-    callers: dict[Finding, list[Related]] = {}
+    new: list[ScanFinding] = []
+    callers: dict[ScanFinding, list[ScanRelated]] = {}
     candidates = _candidates([_Wanted(helper) for helper in found], data, source)
     _add_calls(tree, source, candidates, new, callers)
     return new, callers
@@ -310,37 +310,39 @@ def _add_calls(
     tree: ast.Module,
     source: SourceFile,
     candidates: list[tuple[Helper, set[int]]],
-    new: list[Finding],
-    callers: dict[Finding, list[Related]],
+    new: list[ScanFinding],
+    callers: dict[ScanFinding, list[ScanRelated]],
 ) -> None:
     statements = list(_statements(tree.body))  # once for all the helpers
     for helper, lines in candidates:
         for line in calls(statements, source, helper, lines):
             new.append(_call_finding(source, line, helper))
             callers.setdefault(helper.finding, []).append(
-                Related("caller", source.path, line, source.module, source.distribution)
+                ScanRelated("caller", source.path, line, source.module, source.distribution)
             )
 
 
-def _call_finding(source: SourceFile, line: int, helper: Helper) -> Finding:
+def _call_finding(source: SourceFile, line: int, helper: Helper) -> ScanFinding:
     origin = helper.finding
     name = f"{helper.module}.{helper.function}"
     same = source.distribution == origin.distribution
     related = [
-        Related("helper", origin.path, r.line, origin.module, origin.distribution, name)
+        ScanRelated("helper", origin.path, r.line, origin.module, origin.distribution, name)
         for r in origin.related
         if r.role == "helper"
     ]
     if origin.class_line is not None:
         related.append(
-            Related("class", origin.path, origin.class_line, origin.module, origin.distribution)
+            ScanRelated("class", origin.path, origin.class_line, origin.module, origin.distribution)
         )
     if origin.install_line is not None:
         related.append(
-            Related("install", origin.path, origin.install_line, origin.module, origin.distribution)
+            ScanRelated(
+                "install", origin.path, origin.install_line, origin.module, origin.distribution
+            )
         )
     where = "" if same else f" of distribution {origin.distribution or '-'}"
-    return Finding(
+    return ScanFinding(
         source.distribution,
         source.module,
         source.path,

@@ -33,6 +33,16 @@ def _kinds(value: str) -> list[str]:
     return kinds
 
 
+def _looks_like_path(name: str) -> bool:
+    """Whether a DIST argument is more likely a directory meant for ``--path``.
+
+    No distribution name holds a path separator; a name that exists as a file
+    or directory here may be one too, and the hint costs nothing if not.
+    """
+    separators = [separator for separator in ("/", os.sep, os.altsep) if separator]
+    return any(separator in name for separator in separators) or os.path.exists(name)
+
+
 def exit_status(result: ScanResult, fail_on: Sequence[str]) -> int:
     """:data:`FOUND_STATUS` if *result* has a finding of a kind in *fail_on*, else :data:`OK_STATUS`.
 
@@ -53,7 +63,9 @@ def build_parser() -> argparse.ArgumentParser:
             "or executing anything."
         ),
         epilog=(
-            "Installed distributions are scanned unless --path is given without DIST or --site. "
+            "Installed distributions are scanned unless --path is given without DIST or --site; "
+            "pep726hook itself only when named as DIST. "
+            "The table fits the terminal's width ($COLUMNS). "
             "Exit status: 1 when --fail-on is given and a finding of a kind it names was "
             "reported, 2 on a usage error, 0 otherwise (the scan completed; files that could "
             "not be read or parsed are listed but do not change the status). "
@@ -148,7 +160,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             )
         except UnknownDistributionError as exc:
             where = "in " + os.pathsep.join(args.site) if args.site else "on sys.path"
-            parser.error(f"no installed distribution named {exc} {where}")
+            message = f"no installed distribution named {exc} {where}"
+            paths = [name for name in exc.names if _looks_like_path(name)]
+            if paths:
+                message += f"; to scan a source tree, give it as --path {paths[0]}"
+            parser.error(message)
     except SystemExit as exc:
         # argparse exits for --help and usage errors; callers get a status instead.
         return exc.code if isinstance(exc.code, int) else USAGE_STATUS

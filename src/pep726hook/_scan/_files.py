@@ -28,6 +28,9 @@ else:  # pragma: no cover - exercised on 3.8/3.9 only
 if TYPE_CHECKING:
     from collections.abc import Iterator, Sequence
 
+#: This package's distribution name, normalised.
+_OWN_DISTRIBUTION = "pep726hook"
+
 _SKIPPED_DIRS = frozenset(("__pycache__", "site-packages", "dist-packages"))
 
 
@@ -131,7 +134,8 @@ def find_distributions(
     *site* is the list of directories searched (``sys.path`` when None).  A
     name seen twice keeps its first distribution, as an import would.  With
     *names*, only those are returned, and :class:`UnknownDistributionError`
-    lists any that were not found.
+    lists any that were not found; without, every distribution but
+    pep726hook itself.
     """
     return [(name, dist) for name, dist, _ in _find_distributions(names, site)]
 
@@ -150,11 +154,14 @@ def _find_distributions(
         if name is not None:
             by_name.setdefault(normalize(name), (name, dist, requires))
     if not names:
+        # pep726hook's own modules are not the user's to migrate: a scan of
+        # every distribution leaves it out, naming it as DIST scans it.
+        by_name.pop(_OWN_DISTRIBUTION, None)
         return [by_name[key] for key in sorted(by_name)]
     wanted = [normalize(name) for name in names]
     missing = [name for name, key in zip(names, wanted) if key not in by_name]
     if missing:
-        raise UnknownDistributionError(", ".join(missing))
+        raise UnknownDistributionError(*missing)
     return [by_name[key] for key in dict.fromkeys(wanted)]
 
 

@@ -1,16 +1,17 @@
 """Rendering of ``pep726hook scan`` results: a table for people, JSON for tools.
 
-The JSON layout (schema ``pep726hook.scan/1``) is documented in docs/scan.md
-(https://github.com/pep726hook/pep726hook/blob/main/docs/scan.md); change it
-only together with that document and the schema version.
+The JSON document itself is made by :meth:`ScanResult.to_json`, public through
+``pep726hook.ScanResult``; its layout (schema ``pep726hook.scan/1``) is
+documented in docs/scan.md
+(https://github.com/pep726hook/pep726hook/blob/main/docs/scan.md).
 """
 
 from __future__ import annotations
 
 import json
+import shutil
+import textwrap
 from typing import TYPE_CHECKING, Any
-
-from ._model import SCHEMA
 
 if TYPE_CHECKING:
     from typing import TextIO
@@ -24,39 +25,7 @@ _HEADERS = ("LOCATION", "DISTRIBUTION", "MODULE", "KIND", "DETAIL")
 
 def to_json(result: ScanResult) -> dict[str, Any]:
     """The JSON document of *result*, as plain Python objects."""
-    return {
-        "schema": SCHEMA,
-        "python": result.python,
-        "scanned_files": result.scanned_files,
-        "skipped": [{"path": s.path, "reason": s.reason} for s in result.skipped],
-        "findings": [
-            {
-                "distribution": f.distribution,
-                "module": f.module,
-                "path": f.path,
-                "line": f.line,
-                "kind": f.kind,
-                "detail": f.detail,
-                "suggestion": f.suggestion,
-                "confidence": f.confidence,
-                "class_line": f.class_line,
-                "install_line": f.install_line,
-                "read_cost": f.read_cost,
-                "related": [
-                    {
-                        "role": r.role,
-                        "path": r.path,
-                        "line": r.line,
-                        "module": r.module,
-                        "distribution": r.distribution,
-                        "name": r.name,
-                    }
-                    for r in f.related
-                ],
-            }
-            for f in result.findings
-        ],
-    }
+    return result.to_json()
 
 
 def write_json(result: ScanResult, out: TextIO) -> None:
@@ -65,35 +34,102 @@ def write_json(result: ScanResult, out: TextIO) -> None:
     out.write("\n")
 
 
-def write_table(result: ScanResult, out: TextIO) -> None:
-    """Write *result* as an aligned table, one finding per row, then a summary."""
+#: The narrowest report: below this, wrapping would leave a word or two per line.
+MIN_WIDTH = 40
+#: The narrowest DETAIL column of the table; below it, each finding is a block of lines.
+_MIN_DETAIL_WIDTH = 30
+#: The widest lines of prose under a finding: wider ones are hard to read.
+_NOTE_WIDTH = 100
+
+
+def report_width() -> int:
+    """The width to fit the table to: ``$COLUMNS``, else the terminal's, else 80; at least 40."""
+    return max(MIN_WIDTH, shutil.get_terminal_size().columns)
+
+
+def _wrap(text: str, width: int, indent: str = "", more: str = "") -> list[str]:
+    """*text* in lines of at most *width*, the first after *indent*, the others after *more*.
+
+    Words are never broken, not at hyphens either (``3.11-3.14``, paths): a
+    word longer than the line sits alone on its line.
+    """
+    return textwrap.wrap(
+        text,
+        width,
+        initial_indent=indent,
+        subsequent_indent=more or indent,
+        break_long_words=False,
+        break_on_hyphens=False,
+    ) or [indent.rstrip()]
+
+
+def write_table(result: ScanResult, out: TextIO, width: int | None = None) -> None:
+    """Write *result* for people: one finding per row, then a summary, fitted to *width*.
+
+    *width* defaults to :func:`report_width`.  When the LOCATION, DISTRIBUTION,
+    MODULE and KIND columns leave DETAIL room enough, findings are rows of an
+    aligned table whose DETAIL wraps within its column; otherwise each finding
+    is a block: its location alone, then what it is, then its detail.  Notes
+    under a finding (confidence, related places, read cost, suggestion) wrap
+    to the width, indented, at most 100 columns wide.
+    """
+    width = report_width() if width is None else max(width, MIN_WIDTH)
+    lines: list[str] = []
     rows = [
         (f"{f.path}:{f.line}", f.distribution or "-", f.module, f.kind, f.detail)
         for f in result.findings
     ]
+    table = True
     if rows:
         widths = [max(len(row[i]) for row in [_HEADERS, *rows]) for i in range(len(_HEADERS) - 1)]
+        detail_start = sum(widths) + 2 * len(widths)
+        detail_width = width - detail_start
+        longest_word = max(len(word) for row in rows for word in row[-1].split() or [""])
+        table = detail_width >= max(_MIN_DETAIL_WIDTH, longest_word)
 
-        def line(cells: tuple[str, ...]) -> str:
-            padded = [cell.ljust(width) for cell, width in zip(cells, widths)]
-            return "  ".join([*padded, cells[-1]]).rstrip()
+        def cells(row: tuple[str, ...]) -> str:
+            return "  ".join(cell.ljust(cell_width) for cell, cell_width in zip(row, widths))
 
-        out.write(line(_HEADERS) + "\n")
+        if table:
+            lines.append(f"{cells(_HEADERS)}  {_HEADERS[-1]}")
+        else:
+            lines.append("LOCATION")
+            lines += _wrap("KIND in MODULE (distribution DISTRIBUTION)", width, "  ")
+            lines.append("  DETAIL")
         for finding, row in zip(result.findings, rows):
-            out.write(line(row) + "\n")
-            if finding.kind not in _HOOK_KINDS:
-                out.write(f"    confidence: {finding.confidence}\n")
-            for related in finding.related:
-                out.write(f"    {related.role}: {related.path}:{related.line}\n")
+            if table:
+                detail = _wrap(row[-1], detail_width)
+                lines.append(f"{cells(row)}  {detail[0]}".rstrip())
+                lines.extend(" " * detail_start + part for part in detail[1:])
+            else:
+                lines.append("")  # blocks of several lines read better apart
+                lines.append(row[0])
+                where = f"{finding.kind} in {finding.module}"
+                if finding.distribution:
+                    where += f" (distribution {finding.distribution})"
+                lines.extend(_wrap(where, width, "  "))
+                lines.extend(_wrap(row[-1], width, "  "))
+            notes = [] if finding.kind in _HOOK_KINDS else [f"confidence: {finding.confidence}"]
+            notes += [f"{r.role}: {r.path}:{r.line}" for r in finding.related]
             if finding.read_cost:
-                out.write(f"    read cost: {finding.read_cost}\n")
+                notes.append(f"read cost: {finding.read_cost}")
             if finding.suggestion:
-                out.write(f"    suggestion: {finding.suggestion}\n")
+                notes.append(f"suggestion: {finding.suggestion}")
+            for note in notes:
+                lines.extend(_wrap(note, min(width, _NOTE_WIDTH), "    ", "      "))
+    if rows and not table:
+        lines.append("")
     for skipped in result.skipped:
-        out.write(f"skipped {skipped.path}: {skipped.reason}\n")
+        lines.extend(_wrap(f"skipped {skipped.path}: {skipped.reason}", width, "", "    "))
     modules = len({(f.distribution, f.module) for f in result.findings})
-    out.write(
-        f"{len(result.findings)} finding{'s' * (len(result.findings) != 1)} in {modules}"
-        f" module{'s' * (modules != 1)}; scanned {result.scanned_files} files"
-        f" ({result.parsed_files} parsed), {len(result.skipped)} skipped; {result.python}\n"
+    summary = (
+        f"{_count(len(result.findings), 'finding')} in {_count(modules, 'module')};"
+        f" scanned {_count(result.scanned_files, 'file')} ({result.parsed_files} parsed),"
+        f" {len(result.skipped)} skipped; {result.python}"
     )
+    lines.extend(_wrap(summary, width, "", "    "))
+    out.write("".join(line + "\n" for line in lines))
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}{'s' * (number != 1)}"

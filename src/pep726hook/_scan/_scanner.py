@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from .._compat import IMPLEMENTATION
 from ._files import collect_files
 from ._filter import Index, ParsePlan, has_token, may_matter, plan_parse
-from ._model import KINDS, Finding, Related, ScanResult, Skipped, SourceFile
+from ._model import KINDS, ScanFinding, ScanRelated, ScanResult, ScanSkipped, SourceFile
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator, Sequence
@@ -136,7 +136,7 @@ class _Reader:
 
 def scan_file(
     source: SourceFile, thorough: bool = False, reader: _Reader | None = None
-) -> tuple[list[Finding], Skipped | None, bool]:
+) -> tuple[list[ScanFinding], ScanSkipped | None, bool]:
     """Scan one file: its findings, why it was skipped (or None), whether it was parsed.
 
     By default only files that :func:`plan_parse` cannot rule out are parsed,
@@ -150,13 +150,13 @@ def scan_file(
     return results.findings, skipped, bool(results.parsed)
 
 
-def _finding(source: SourceFile, item: Item) -> Finding:
-    related: tuple[Related, ...] = ()
+def _finding(source: SourceFile, item: Item) -> ScanFinding:
+    related: tuple[ScanRelated, ...] = ()
     if item.helper is not None and item.helper_line is not None:
         name = f"{source.module}.{item.helper}"
-        helper = Related("helper", source.path, item.helper_line, source.module, None, name)
+        helper = ScanRelated("helper", source.path, item.helper_line, source.module, None, name)
         related = (helper._replace(distribution=source.distribution),)
-    return Finding(
+    return ScanFinding(
         source.distribution,
         source.module,
         source.path,
@@ -183,14 +183,14 @@ class _Results:
     """What a pass over some of the files found; picklable, to come back from a worker."""
 
     def __init__(self) -> None:
-        self.findings: list[Finding] = []
-        self.skipped: list[Skipped] = []
+        self.findings: list[ScanFinding] = []
+        self.skipped: list[ScanSkipped] = []
         self.parsed = 0
         #: Numbers of the chunks scanned, in a process that shares the work.
         self.chunks: list[int] = []
         #: ``helper_call`` findings, and each helper's finding -> its callers.
-        self.calls: list[Finding] = []
-        self.callers: dict[Finding, list[Related]] = {}
+        self.calls: list[ScanFinding] = []
+        self.callers: dict[ScanFinding, list[ScanRelated]] = {}
 
     def scan(self, files: Iterable[SourceFile], work: _Work, reader: _Reader) -> None:
         if work.helpers:
@@ -208,7 +208,7 @@ class _Results:
         try:
             length = reader.read(source.path)
         except OSError as exc:
-            self.skipped.append(Skipped(source.path, f"cannot read: {exc.strerror or exc}"))
+            self.skipped.append(ScanSkipped(source.path, f"cannot read: {exc.strerror or exc}"))
             return
         buffer = reader.buffer
         if not (has_token(buffer, length) if thorough else may_matter(buffer, length)):
@@ -227,7 +227,7 @@ class _Results:
         try:
             analysed = analyse(data, source.path, source.module, hook_lines, index)
         except Unparsable as exc:
-            self.skipped.append(Skipped(source.path, str(exc)))
+            self.skipped.append(ScanSkipped(source.path, str(exc)))
             return
         found = [_finding(source, item) for item in analysed.found]
         self.findings.extend(found)
@@ -240,7 +240,7 @@ class _Results:
             self.calls.extend(calls)
             self._add_callers(callers)
 
-    def _add_callers(self, callers: dict[Finding, list[Related]]) -> None:
+    def _add_callers(self, callers: dict[ScanFinding, list[ScanRelated]]) -> None:
         for finding, related in callers.items():
             self.callers.setdefault(finding, []).extend(related)
 
@@ -264,8 +264,21 @@ def _can_fork() -> bool:
     # a lock can deadlock, so only from a single-threaded process.
     if not sys.platform.startswith("linux") or not hasattr(os, "fork"):
         return False
-    threading = sys.modules.get("threading")
-    return threading is None or threading.active_count() == 1
+    return _thread_count() == 1
+
+
+def _thread_count() -> int:
+    """The threads of this process, as the kernel counts them.
+
+    ``threading.active_count()`` misses threads started with ``_thread`` or
+    from C (pytest-xdist's execnet starts its worker threads that way), and
+    forking beside one of those is what CPython 3.12+ warns about.
+    """
+    try:
+        return len(os.listdir("/proc/self/task"))
+    except OSError:  # /proc not mounted
+        threading = sys.modules.get("threading")
+        return 1 if threading is None else threading.active_count()
 
 
 class _Chunks:
@@ -426,7 +439,7 @@ def scan_files(
     return ScanResult(_python_description(), len(unique), result.parsed, skipped, findings)
 
 
-def _with_callers(first: _Results, files: list[SourceFile], jobs: int | None) -> list[Finding]:
+def _with_callers(first: _Results, files: list[SourceFile], jobs: int | None) -> list[ScanFinding]:
     """The findings of *first* with a ``helper_call`` finding per call of an installing helper.
 
     The first pass found the calls in each helper's own module.  Only scans
@@ -449,7 +462,7 @@ def _with_callers(first: _Results, files: list[SourceFile], jobs: int | None) ->
     return updated + first.calls
 
 
-def _place(related: Related) -> tuple[str, int]:
+def _place(related: ScanRelated) -> tuple[str, int]:
     return related.path, related.line
 
 
@@ -463,6 +476,38 @@ def scan(
     jobs: int | None = None,
     exclude: Sequence[str] = (),
 ) -> ScanResult:
-    """Collect the files (see :func:`collect_files`) and scan them (see :func:`scan_files`)."""
+    """Find the modules that PEP 726 hooks concern, without importing them: ``pep726hook scan``.
+
+    Scans the ``.py`` files of the installed *distributions* named (default:
+    every distribution on ``sys.path``, or in the *site* directories instead,
+    except pep726hook itself), of the source trees in *paths* (then installed
+    distributions only if *distributions* or *site* are given too), and with
+    *stdlib* of the standard library; *exclude* globs leave files out, matched
+    against their paths relative to their root as ``--exclude`` does.
+    *thorough* parses every file that names a hook in full (same findings,
+    slower, more syntax errors reported).  *jobs*: worker processes; None
+    forks up to one per CPU, at most 8, for scans of 500 files or more, on
+    Linux, from a process with one thread only; 1 scans in this process.
+
+    Nothing scanned is imported or executed.  Raises LookupError
+    (``UnknownDistributionError``) for a distribution name that is not
+    installed, NotADirectoryError for a path or site that is not a
+    directory, ValueError for an absolute or empty exclude glob or a negative
+    *jobs*, and TypeError for a single string given where a sequence of them
+    is expected.
+    """
+    for argument, value in [
+        ("distributions", distributions),
+        ("paths", paths),
+        ("site", site),
+        ("exclude", exclude),
+    ]:
+        if isinstance(value, (str, bytes)):
+            raise TypeError(f"{argument} must be a sequence of strings, not one string: {value!r}")
+    for directory in [*paths, *(site or ())]:
+        if not os.path.isdir(directory):
+            raise NotADirectoryError(errno.ENOTDIR, "not a directory", directory)
+    if jobs is not None and jobs < 0:
+        raise ValueError(f"jobs must be 0 or more, not {jobs}")
     files = collect_files(distributions, paths, stdlib, site, exclude)
     return scan_files(files, thorough, jobs=jobs)
