@@ -42,6 +42,13 @@ TRIMS_IMPORTLIB_FRAMES = CPYTHON
 # sys.path entry of a directory or zip file target absolute; 3.8 keeps the
 # path as typed.
 MAIN_PATHS_ARE_ABSOLUTE = VERSION >= (3, 9)
+# How a relative path becomes absolute there.  CPython puts the working
+# directory and a separator in front of the path as typed, nothing normalised
+# (`./bin/../tool.py` stays `/cwd/./bin/../tool.py`, and the working directory
+# `/` gives `//tool.py`); so does PyPy 3.11 for a script.  PyPy 3.9's scripts
+# and PyPy's directory and zip file targets get os.path.abspath's normalised path.
+MAIN_SCRIPT_PATH_IS_NORMALISED = IMPLEMENTATION == "pypy" and VERSION < (3, 11)
+MAIN_DIRECTORY_PATH_IS_NORMALISED = IMPLEMENTATION == "pypy"
 # __main__ starts with an empty __annotations__ dict before 3.14, which
 # creates module annotations only when asked for (PEP 649).
 MAIN_HAS_ANNOTATIONS_DICT = VERSION < (3, 14)

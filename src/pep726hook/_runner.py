@@ -35,9 +35,11 @@ from ._compat import (
     COMMAND_HONOURS_CODING_DECLARATION,
     COMMAND_SOURCE_IN_LINECACHE,
     COMPILES_MAIN_AS_A_MODULE,
+    MAIN_DIRECTORY_PATH_IS_NORMALISED,
     MAIN_HAS_ANNOTATIONS_DICT,
     MAIN_HAS_CACHED,
     MAIN_PATHS_ARE_ABSOLUTE,
+    MAIN_SCRIPT_PATH_IS_NORMALISED,
     QUOTES_A_MISSING_SCRIPT,
     RECORDS_LAST_EXC,
 )
@@ -389,7 +391,7 @@ class Runner:
         """A directory or zip file: run its ``__main__`` as Python does (via runpy)."""
         import runpy
 
-        path_entry = os.path.abspath(location) if MAIN_PATHS_ARE_ABSOLUTE else location
+        path_entry = _main_path(location, MAIN_DIRECTORY_PATH_IS_NORMALISED)
         # Python puts the archive first even under -P: that is where __main__ is.
         if _safe_path():
             sys.path.insert(0, path_entry)
@@ -412,7 +414,7 @@ class Runner:
         from ._runner_source import compile_script
 
         typed = self.target
-        filename = os.path.abspath(typed) if MAIN_PATHS_ARE_ABSOLUTE else typed
+        filename = _main_path(typed, MAIN_SCRIPT_PATH_IS_NORMALISED)
         try:
             with open(typed, "rb") as file:
                 data = file.read()
@@ -643,6 +645,20 @@ def _path_importer(path: str) -> "object | None":
             continue
         return sys.path_importer_cache.setdefault(path, importer)
     return None
+
+
+def _main_path(typed: str, normalised: bool) -> str:
+    """The path of a script, directory or zip file target as ``python TARGET`` names it.
+
+    ``__file__``, the code's file name (tracebacks, warnings) and a
+    directory's ``sys.path`` entry; ``sys.argv[0]`` is always *typed*, and
+    ``sys.path[0]`` for a script the real directory.
+    """
+    if not MAIN_PATHS_ARE_ABSOLUTE or os.path.isabs(typed):
+        return typed
+    if normalised or os.name != "posix":  # Windows: GetFullPathNameW normalises as abspath does
+        return os.path.abspath(typed)
+    return os.getcwd() + os.sep + typed
 
 
 def _safe_path() -> bool:
