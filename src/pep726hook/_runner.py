@@ -204,11 +204,11 @@ def start_engine(option: "str | None") -> "tuple[str, bool]":
         requested = option
     if start_native_engine(ROUTE, requested):
         return requested, False
-    from ._engines import requested_engine_name
+    from ._engines import engine_from_environment, requested_engine_name
     from ._install import engine, install_replacing, record_route
 
     try:
-        requested = requested_engine_name(option)
+        requested = engine_from_environment() if option is None else requested_engine_name(option)
         install_replacing(requested)
     except (ValueError, RuntimeError) as error:
         # Unknown $PEP726HOOK_ENGINE, or an engine that cannot run here.
