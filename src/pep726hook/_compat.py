@@ -45,8 +45,9 @@ MAIN_PATHS_ARE_ABSOLUTE = VERSION >= (3, 9)
 # How a relative path becomes absolute there.  CPython puts the working
 # directory and a separator in front of the path as typed, nothing normalised
 # (`./bin/../tool.py` stays `/cwd/./bin/../tool.py`, and the working directory
-# `/` gives `//tool.py`); so does PyPy 3.11 for a script.  PyPy 3.9's scripts
-# and PyPy's directory and zip file targets get os.path.abspath's normalised path.
+# `/` gives `//tool.py`), and keeps an absolute path as typed; so does PyPy
+# 3.11 for a script.  PyPy 3.9's scripts and PyPy's directory and zip file
+# targets get os.path.abspath's normalised path, absolute or not.
 MAIN_SCRIPT_PATH_IS_NORMALISED = IMPLEMENTATION == "pypy" and VERSION < (3, 11)
 MAIN_DIRECTORY_PATH_IS_NORMALISED = IMPLEMENTATION == "pypy"
 # __main__ starts with an empty __annotations__ dict before 3.14, which

@@ -424,8 +424,7 @@ class Runner:
                 f"can't open file {shown}: [Errno {error.errno}] {error.strerror}", 2
             ) from None
         if not _safe_path():
-            # Python uses the directory of the script with symlinks resolved.
-            _set_path0(os.path.dirname(os.path.realpath(typed)))
+            _set_path0(_script_directory(typed))
         sys.argv = [typed, *self.args]
         loader: Any
         if _is_compiled(typed, data):
@@ -654,11 +653,26 @@ def _main_path(typed: str, normalised: bool) -> str:
     directory's ``sys.path`` entry; ``sys.argv[0]`` is always *typed*, and
     ``sys.path[0]`` for a script the real directory.
     """
-    if not MAIN_PATHS_ARE_ABSOLUTE or os.path.isabs(typed):
+    if not MAIN_PATHS_ARE_ABSOLUTE:
         return typed
     if normalised or os.name != "posix":  # Windows: GetFullPathNameW normalises as abspath does
         return os.path.abspath(typed)
+    if os.path.isabs(typed):
+        return typed
     return os.getcwd() + os.sep + typed
+
+
+def _script_directory(typed: str) -> str:
+    """The ``sys.path[0]`` of a script: the directory python puts there.
+
+    CPython's is the real directory of the script, every symlink resolved.
+    PyPy's resolves a symlink to the script itself, and none to a directory
+    on the way: its own function tells, exactly.
+    """
+    resolve = getattr(sys, "pypy_resolvedirof", None)
+    if resolve is not None:
+        return str(resolve(typed))
+    return os.path.dirname(os.path.realpath(typed))
 
 
 def _safe_path() -> bool:
