@@ -790,7 +790,7 @@ def startup_drifts(
         if abs(change) > tolerance:
             messages.append(
                 f"start-up instruction count '{state}' on {label}: {count:.3f} M, "
-                f"docs/benchmarks.md records {before:.3f} M ({change:+.2%}, "
+                f"docs/benchmarks.md records {before:.3f} M ({change:+.3%}, "
                 f"more than {tolerance:.1%} either way)"
             )
     return messages

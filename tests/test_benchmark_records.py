@@ -81,11 +81,11 @@ def test_a_figure_that_moved_more_than_half_a_percent_is_named(run_all: ModuleTy
     recorded = run_all.recorded_startup_counts(PAGE)
     measured = {
         ("CPython 3.12.1", "base"): 42.18,  # +0.01 %
-        ("CPython 3.12.1", "activated"): 45.49,  # +1.28 %
+        ("CPython 3.12.1", "activated"): 45.49,  # +1.280 %
     }
     assert run_all.startup_drifts(recorded, measured) == [
         "start-up instruction count 'activated' on CPython 3.12.1: 45.490 M, "
-        "docs/benchmarks.md records 44.915 M (+1.28%, more than 0.5% either way)"
+        "docs/benchmarks.md records 44.915 M (+1.280%, more than 0.5% either way)"
     ]
 
 
