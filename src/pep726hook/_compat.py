@@ -46,9 +46,11 @@ MAIN_PATHS_ARE_ABSOLUTE = VERSION >= (3, 9)
 # directory and a separator in front of the path as typed, nothing normalised
 # (`./bin/../tool.py` stays `/cwd/./bin/../tool.py`, and the working directory
 # `/` gives `//tool.py`), and keeps an absolute path as typed; so does PyPy
-# 3.11 for a script.  PyPy 3.9's scripts and PyPy's directory and zip file
-# targets get os.path.abspath's normalised path, absolute or not.
+# 3.11 for a script's __file__.  PyPy 3.9's __file__, PyPy's file name of a
+# script's code (tracebacks, warnings) and PyPy's directory and zip file
+# targets are os.path.abspath's normalised path, absolute or not.
 MAIN_SCRIPT_PATH_IS_NORMALISED = IMPLEMENTATION == "pypy" and VERSION < (3, 11)
+MAIN_CODE_PATH_IS_NORMALISED = IMPLEMENTATION == "pypy"
 MAIN_DIRECTORY_PATH_IS_NORMALISED = IMPLEMENTATION == "pypy"
 # __main__ starts with an empty __annotations__ dict before 3.14, which
 # creates module annotations only when asked for (PEP 649).

@@ -35,6 +35,7 @@ from ._compat import (
     COMMAND_HONOURS_CODING_DECLARATION,
     COMMAND_SOURCE_IN_LINECACHE,
     COMPILES_MAIN_AS_A_MODULE,
+    MAIN_CODE_PATH_IS_NORMALISED,
     MAIN_DIRECTORY_PATH_IS_NORMALISED,
     MAIN_HAS_ANNOTATIONS_DICT,
     MAIN_HAS_CACHED,
@@ -435,7 +436,7 @@ class Runner:
                 raise TargetError(f"can't run {shown_name(typed)}: {error}", 1) from None
         else:
             loader = importlib.machinery.SourceFileLoader("__main__", filename)
-            code = compile_script(data, filename)
+            code = compile_script(data, _main_path(typed, MAIN_CODE_PATH_IS_NORMALISED))
         self.code = code
         namespace: dict[str, Any] = {"__file__": filename, "__loader__": loader}
         if MAIN_HAS_CACHED:
