@@ -18,6 +18,13 @@ Then it writes ``docs/benchmarks.md`` (every ratio against its target) and,
 with matplotlib (installed into the plotting venv when missing), the chart.
 Raw results go to ``build/benchmarks/``.
 
+A start-up instruction count (``bench_callgrind.py``'s table) that moved by
+more than 0.5 % from the figure the page records fails the run: each such
+figure is named on stderr, the page is left as it was and the exit status is
+1.  To record new figures on purpose, run again with
+``--accept-startup-counts``, or write the page from the raw results the
+failed run left: ``--render --accept-startup-counts``.
+
     python3 benchmarks/run_all.py [--quick] [--only 3.12,3.14,pypy]
 
 Runtime on the shared 2-core machine (measured at a load average of 7-10):
@@ -561,7 +568,10 @@ def markdown(results: list[dict[str, Any]], elapsed: float, quick: bool) -> str:
             "one-line `import os` `.pth`, the cheapest executable `.pth` line; (b) "
             "`installed`: `base` plus the wheel, `PEP726HOOK` unset; (c) `activated`: "
             "`PEP726HOOK=1` (default engine), `activated-class`: with "
-            "`PEP726HOOK_ENGINE=class`.",
+            "`PEP726HOOK_ENGINE=class`.  `run_all.py` fails, leaving this page as it was, "
+            "when one of these figures moves by more than "
+            f"{STARTUP_TOLERANCE:.1%} from the one recorded here; "
+            "`--accept-startup-counts` records a new figure on purpose.",
             "",
         ]
         rows = []
@@ -724,6 +734,90 @@ def with_kept_sections(text: str, previous: str) -> str:
     return text
 
 
+# The start-up figures docs/benchmarks.md records are a contract: callgrind
+# repeats a count to about 0.1 %, so a move of more than this share of the
+# recorded figure is a change in what start-up does, which a run must not
+# paper over by rewriting the page.  --accept-startup-counts records it.
+STARTUP_TOLERANCE = 0.005
+STARTUP_SECTION = "Start-up instruction counts (callgrind)"
+
+
+def _cells(row: str) -> list[str]:
+    return [cell.strip() for cell in row.strip().strip("|").split("|")]
+
+
+def recorded_startup_counts(page: str) -> dict[tuple[str, str], float]:
+    """The start-up table of a docs/benchmarks.md *page*: (interpreter, state) -> millions."""
+    rows = [line for line in sections(page).get(STARTUP_SECTION, "").splitlines()]
+    rows = [line for line in rows if line.startswith("|")]
+    if len(rows) < 3:
+        return {}
+    labels = _cells(rows[0])[1:]
+    counts: dict[tuple[str, str], float] = {}
+    for row in rows[2:]:  # past the header and its |---| line
+        state, *cells = _cells(row)
+        for label, cell in zip(labels, cells):
+            if cell:  # "42.174", or "42.174 (±1.2k)" when the runs differed
+                counts[(label, state)] = float(cell.split()[0])
+    return counts
+
+
+def measured_startup_counts(results: list[dict[str, Any]]) -> dict[tuple[str, str], float]:
+    """(interpreter, state) -> millions of instructions, the median of a run's counts."""
+    counts = {}
+    for result in results:
+        for state, runs in result.get("callgrind", {}).get("startup_runs", {}).items():
+            if runs:
+                counts[(result["label"], state)] = statistics.median(runs) / 1e6
+    return counts
+
+
+def startup_drifts(
+    recorded: dict[tuple[str, str], float],
+    measured: dict[tuple[str, str], float],
+    tolerance: float = STARTUP_TOLERANCE,
+) -> list[str]:
+    """One message for each measured figure that moved more than *tolerance* from its record.
+
+    Figures of interpreters or states the page does not record yet pass.
+    """
+    messages = []
+    for (label, state), count in measured.items():
+        before = recorded.get((label, state))
+        if before is None or before <= 0:
+            continue
+        change = count / before - 1
+        if abs(change) > tolerance:
+            messages.append(
+                f"start-up instruction count '{state}' on {label}: {count:.3f} M, "
+                f"docs/benchmarks.md records {before:.3f} M ({change:+.3%}, "
+                f"more than {tolerance:.1%} either way)"
+            )
+    return messages
+
+
+def check_startup_counts(results: list[dict[str, Any]], accept: bool) -> bool:
+    """Tell whether docs/benchmarks.md may be written; report every start-up figure that moved."""
+    previous = ""
+    if os.path.exists(MARKDOWN):
+        with open(MARKDOWN, encoding="utf-8") as file:
+            previous = file.read()
+    drifts = startup_drifts(recorded_startup_counts(previous), measured_startup_counts(results))
+    if not drifts:
+        return True
+    print("\n".join(drifts), file=sys.stderr)
+    if accept:
+        print("--accept-startup-counts: recording the new figures", file=sys.stderr)
+        return True
+    print(
+        f"{MARKDOWN} is left as it was.  Find what changed start-up, or record the new "
+        "figures on purpose: benchmarks/run_all.py --render --accept-startup-counts "
+        f"(writes the page from this run's raw results in {RAW}).",
+        file=sys.stderr,
+    )
+    return False
+
+
 def write_markdown(text: str) -> None:
     """Write docs/benchmarks.md as *text*, keeping the hand-written sections of the old page."""
     previous = ""
@@ -734,8 +828,12 @@ def write_markdown(text: str) -> None:
         file.write(with_kept_sections(text, previous))
 
 
-def render_again(quick: bool) -> None:
-    """Write docs/benchmarks.md from the raw results a run left, measuring nothing."""
+def render_again(quick: bool, accept: bool) -> int:
+    """Write docs/benchmarks.md from the raw results a run left, measuring nothing.
+
+    Returns the exit status: 1, with the page untouched, when a start-up
+    count moved from its record and *accept* is false.
+    """
     with open(os.path.join(RAW, "results.json"), encoding="utf-8") as file:
         results = json.load(file)
     run_path = os.path.join(RAW, "run.json")
@@ -744,6 +842,8 @@ def render_again(quick: bool) -> None:
             run = json.load(file)
     else:  # a run from before run.json existed
         run = {"elapsed": sum(r["seconds"] for r in results), "quick": quick, "failed": []}
+    if not check_startup_counts(results, accept):
+        return 1
     text = markdown(results, run["elapsed"], run["quick"])
     if run["failed"]:
         text += "\nFailed, not in the tables:\n\n" + "".join(f"- {f}\n" for f in run["failed"])
@@ -751,9 +851,10 @@ def render_again(quick: bool) -> None:
         text += "\n![benchmarks](benchmarks.png)\n"
     write_markdown(text)
     print(f"wrote {MARKDOWN}")
+    return 0
 
 
-def main() -> None:
+def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", help="comma-separated keys, e.g. 3.12,3.14,pypy3.11 or pypy")
     parser.add_argument("--quick", action="store_true", help="shorter settings, ~10 minutes")
@@ -767,10 +868,15 @@ def main() -> None:
         action="store_true",
         help="also run bench_pyperformance.py (CPython only, ~5-15 min each on an idle core; not CI)",
     )
+    parser.add_argument(
+        "--accept-startup-counts",
+        action="store_true",
+        help="record start-up instruction counts that moved more than "
+        f"{STARTUP_TOLERANCE:.1%} from docs/benchmarks.md's (without it such a run fails)",
+    )
     args = parser.parse_args()
     if args.render:
-        render_again(args.quick)
-        return
+        return render_again(args.quick, args.accept_startup_counts)
     started = time.monotonic()
     found = interpreters(args.only.split(",") if args.only else None)
     if not found:
@@ -797,6 +903,8 @@ def main() -> None:
     elapsed = time.monotonic() - started
     with open(os.path.join(RAW, "run.json"), "w", encoding="utf-8") as file:
         json.dump({"elapsed": elapsed, "quick": args.quick, "failed": failed}, file)
+    if not check_startup_counts(results, args.accept_startup_counts):
+        return 1
     text = markdown(results, elapsed, args.quick)
     if failed:
         text += "\nFailed, not in the tables:\n\n" + "".join(f"- {f}\n" for f in failed)
@@ -814,7 +922,8 @@ def main() -> None:
     write_markdown(text)
     print(text)
     print(f"wrote {MARKDOWN}" + (f" and {CHART}" if plotter else ""))
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

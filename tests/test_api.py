@@ -143,7 +143,11 @@ def test_engine_variable_is_used_when_no_engine_is_named(monkeypatch: pytest.Mon
     with pep726hook.install() as installation:
         assert installation.engine == "class"
     monkeypatch.setenv("PEP726HOOK_ENGINE", "bogus")
-    with pytest.raises(ValueError, match=r"\$PEP726HOOK_ENGINE must be one of"):
+    with pytest.raises(
+        ValueError,
+        match="the environment variable PEP726HOOK_ENGINE must be one of "
+        "'auto', 'native', 'class', not 'bogus'",
+    ):
         pep726hook.install()
 
 

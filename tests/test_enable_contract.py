@@ -153,7 +153,7 @@ def test_bad_engine_variable_warns_and_enable_uses_auto(
     no_opted_in_module_alive: None,
 ) -> None:
     monkeypatch.setenv("PEP726HOOK_ENGINE", "steam")
-    with pytest.warns(RuntimeWarning, match="using the 'auto' engine"):
+    with pytest.warns(RuntimeWarning, match="used the 'auto' engine instead"):
         opted = modules("opted", OPTED_IN)
     assert pep726hook.engine(opted) == ENGINES[0]
     assert _hooked(opted, "x")

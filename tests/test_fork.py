@@ -119,3 +119,82 @@ def test_children_forked_while_another_thread_installs_never_hang(engine_name: s
         outcomes.append((process.returncode, stdout, stderr))
     expected = f"0 of {CHILDREN} children hung or failed\n"
     assert [o for o in outcomes if o[:2] != (0, expected)] == []
+
+
+# The package's fork handlers keep its namespace alive until the interpreter's
+# very end, which costs every process that merely imports it (PEP726HOOK=1
+# start-up does) about 1 % of `python -c pass`: they are registered with
+# os.register_at_fork only when a lock of the package is first needed.
+REFERENCES_TO_THE_FORK_HANDLER = """
+import sys
+import pep726hook
+handler = pep726hook._after_fork_in_child
+imported = sys.getrefcount(handler)
+pep726hook.available_engines  # a lazy import: takes the package's import lock
+print(sys.getrefcount(handler) - imported)
+"""
+
+
+@pytest.mark.skipif(
+    sys.implementation.name != "cpython", reason="counts references (CPython's refcounts)"
+)
+def test_fork_handlers_are_registered_at_the_first_lazy_import_not_at_import() -> None:
+    result = subprocess.run(
+        [sys.executable, "-c", REFERENCES_TO_THE_FORK_HANDLER],
+        capture_output=True,
+        text=True,
+        env=clean_env(),  # no $PEP726HOOK: the package is imported by the program
+        check=True,
+    )
+    # One more reference: the interpreter's list of handlers to run in a child.
+    assert result.stdout == "1\n"
+
+
+REGISTERED_TWICE = """
+import os, threading
+import pep726hook
+import pep726hook._state as state
+pep726hook.install()
+pep726hook.uninstall()
+# A second registration, as two threads' first lazy imports may both make.
+os.register_at_fork(
+    before=pep726hook._before_fork,
+    after_in_parent=pep726hook._after_fork_in_parent,
+    after_in_child=pep726hook._after_fork_in_child,
+)
+pid = os.fork()
+if pid == 0:
+    pep726hook.install()
+    pep726hook.uninstall()
+    os._exit(0)
+assert os.waitpid(pid, 0)[1] == 0
+# Every lock the fork took is free again for another thread.
+free = []
+def take():
+    free.append(pep726hook._import_lock.acquire(timeout=5))
+    free.append(state.lock.acquire(timeout=5))
+thread = threading.Thread(target=take)
+thread.start()
+thread.join()
+print(free)
+"""
+
+
+def test_fork_handlers_registered_twice_take_and_release_each_lock_once() -> None:
+    result = subprocess.run(
+        [sys.executable, "-W", "ignore::DeprecationWarning", "-c", REGISTERED_TWICE],
+        capture_output=True,
+        text=True,
+        env=clean_env(),
+        timeout=60,
+        check=False,
+    )
+    assert (result.returncode, result.stdout, result.stderr) == (0, "[True, True]\n", "")
+
+
+def test_fork_handlers_leave_the_locks_alone_after_a_fork_they_did_not_prepare() -> None:
+    # Handlers registered while another thread's fork is under way run only
+    # its second half: the parent's must not release what the first never took.
+    pep726hook._after_fork_in_parent()
+    assert pep726hook._import_lock.acquire(blocking=False)
+    pep726hook._import_lock.release()

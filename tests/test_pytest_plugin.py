@@ -137,6 +137,21 @@ def test_bad_ini_engine_is_a_usage_error(venv: Venv, project: Path) -> None:
     assert "Traceback" not in result.stderr
 
 
+def test_bad_engine_variable_is_a_usage_error_naming_it(venv: Venv, project: Path) -> None:
+    result = venv.run(
+        ["python", "-m", "pytest", "--pep726hook", "test_hooks.py"],
+        env={"PEP726HOOK_ENGINE": "turbo"},
+        cwd=project,
+    )
+    assert result.returncode == 4, describe(result)
+    # The same words as every other route that reads the variable.
+    assert (
+        "pep726hook: the environment variable PEP726HOOK_ENGINE must be one of "
+        "'auto', 'native', 'class', not 'turbo'"
+    ) in result.stderr
+    assert "Traceback" not in result.stderr
+
+
 def test_finder_is_first_during_collection(venv: Venv, venv_engine: str, project: Path) -> None:
     write(
         project / "test_order.py",

@@ -436,7 +436,10 @@ def test_bad_engine_variable_is_a_usage_error(venv: Venv, tmp_path: Path) -> Non
     script = write(tmp_path / "ok.py", "print('ran')\n")
     result = venv.run(["pep726hook", str(script)], env={"PEP726HOOK_ENGINE": "turbo"})
     assert result.returncode == 2, describe(result)
-    assert "PEP726HOOK_ENGINE must be one of" in result.stderr
+    assert (
+        "pep726hook: error: the environment variable PEP726HOOK_ENGINE must be one of "
+        "'auto', 'native', 'class', not 'turbo'\n"
+    ) in result.stderr
     assert "Traceback" not in result.stderr
 
 
@@ -490,6 +493,46 @@ def test_symlinked_script_gets_its_real_directory(venv: Venv, project: Path) -> 
     actual = dump(venv, ["pep726hook", "links/dump.py"], project)
     assert actual == expected
     assert expected["path0"].endswith("scripts")
+
+
+# Target paths as a user may type them: `__file__`, the code's file name and
+# a directory's sys.path entry keep them as typed (made absolute by joining
+# the working directory on CPython 3.9+, never normalised: CPython's
+# config_run_filename_abspath; PyPy 3.9 normalises), sys.argv[0] is the path
+# as typed and a script's sys.path[0] is its real directory (on PyPy only the
+# script's own symlink is resolved).
+TYPED_TARGETS = (
+    "./scripts/../scripts/dump.py",
+    "scripts/./dump.py",
+    "./scripts//dump.py",
+    "linked/dump.py",
+    "linked/../scripts/dump.py",
+    "{project}/./scripts/../scripts/dump.py",
+    "./appdir/../appdir",
+    "./app.zip",
+)
+
+
+@pytest.mark.parametrize("typed", TYPED_TARGETS)
+def test_target_path_is_named_as_python_names_it(venv: Venv, project: Path, typed: str) -> None:
+    (project / "linked").symlink_to(project / "scripts", target_is_directory=True)
+    target = typed.format(project=project)
+    expected = dump(venv, ["python", target, "a"], project)
+    actual = dump(venv, ["python", "-m", "pep726hook", target, "a"], project)
+    assert actual == expected
+    assert expected["argv"] == [target, "a"]
+
+
+def test_traceback_names_the_script_as_python_names_it(venv: Venv, tmp_path: Path) -> None:
+    write(tmp_path / "failing.py", FAILING)
+    (tmp_path / "bin").mkdir()
+    (tmp_path / "broken.py").write_bytes(BROKEN_SOURCES["undecodable on a later line"])
+    for script in ("./bin/../failing.py", "./bin/../broken.py"):
+        expected = venv.run(["python", script], cwd=tmp_path)
+        actual = venv.run(["python", "-m", "pep726hook", script], cwd=tmp_path)
+        assert actual.stderr == expected.stderr
+        if sys.implementation.name == "cpython" and sys.version_info >= (3, 9):
+            assert f"{tmp_path}/./bin/../" in expected.stderr  # joined, never normalised
 
 
 def test_uncaught_exception_is_recorded_for_post_mortem(venv: Venv, tmp_path: Path) -> None:

@@ -152,8 +152,8 @@ def info() -> str:
     from ._bootstrap import ON_VALUES, activation_requested
     from ._engines import (
         available_engines,
+        engine_from_environment,
         native_unavailable_reason,
-        requested_engine_name,
     )
     from ._install import engine as active_engine
     from ._install import route
@@ -184,8 +184,8 @@ def info() -> str:
         lines.append(f"${ENGINE_VARIABLE}: unset (auto)")
     else:
         try:
-            lines.append(f"${ENGINE_VARIABLE}: {engine_value!r} ({requested_engine_name(None)})")
-        except ValueError as error:
+            lines.append(f"${ENGINE_VARIABLE}: {engine_value!r} ({engine_from_environment()})")
+        except (ValueError, RuntimeError) as error:
             lines.append(f"${ENGINE_VARIABLE}: {engine_value!r} ({error})")
     return "\n".join(lines) + "\n"
 

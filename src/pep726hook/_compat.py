@@ -42,6 +42,16 @@ TRIMS_IMPORTLIB_FRAMES = CPYTHON
 # sys.path entry of a directory or zip file target absolute; 3.8 keeps the
 # path as typed.
 MAIN_PATHS_ARE_ABSOLUTE = VERSION >= (3, 9)
+# How a relative path becomes absolute there.  CPython puts the working
+# directory and a separator in front of the path as typed, nothing normalised
+# (`./bin/../tool.py` stays `/cwd/./bin/../tool.py`, and the working directory
+# `/` gives `//tool.py`), and keeps an absolute path as typed; so does PyPy
+# 3.11 for a script's __file__.  PyPy 3.9's __file__, PyPy's file name of a
+# script's code (tracebacks, warnings) and PyPy's directory and zip file
+# targets are os.path.abspath's normalised path, absolute or not.
+MAIN_SCRIPT_PATH_IS_NORMALISED = IMPLEMENTATION == "pypy" and VERSION < (3, 11)
+MAIN_CODE_PATH_IS_NORMALISED = IMPLEMENTATION == "pypy"
+MAIN_DIRECTORY_PATH_IS_NORMALISED = IMPLEMENTATION == "pypy"
 # __main__ starts with an empty __annotations__ dict before 3.14, which
 # creates module annotations only when asked for (PEP 649).
 MAIN_HAS_ANNOTATIONS_DICT = VERSION < (3, 14)

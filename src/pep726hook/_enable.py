@@ -17,8 +17,8 @@ from . import _state
 from ._engines import (
     EngineUnavailableError,
     create_engine,
-    requested_engine_name,
-    warn_never_failing,
+    engine_from_environment,
+    warn_about_environment,
 )
 from ._state import is_module
 
@@ -52,7 +52,8 @@ def enable(module: "str | ModuleType") -> "ModuleType":
 
     The engine is the one opted-in modules or :func:`install` already use,
     else ``$PEP726HOOK_ENGINE``, else ``auto``; a variable naming an unknown
-    engine or one that cannot run here gives a RuntimeWarning and ``auto``.
+    engine or one that cannot run here gives a RuntimeWarning and ``auto``
+    (attributed to the environment, shown once per process by default).
 
     Every :func:`deprecated` value assigned before the call (or before a
     later call) moves out of the namespace into the module's deprecation
@@ -99,8 +100,9 @@ def enable(module: "str | ModuleType") -> "ModuleType":
     if refused_variable is not None:
         # The variable is the user's, not the library's: as with the .pth
         # line, a bad value is reported and never fails the library's import.
-        warn_never_failing(
-            f"pep726hook.enable(): {refused_variable}; using the 'auto' engine", stacklevel=2
+        warn_about_environment(
+            f"{refused_variable}; pep726hook.enable(), called by a library for itself, "
+            "used the 'auto' engine instead"
         )
     return target
 
@@ -140,7 +142,7 @@ def _engine_for_enable() -> "tuple[Engine, EngineUnavailableError | ValueError |
         return active, None
     refused_variable: EngineUnavailableError | ValueError | None = None
     try:
-        engine = create_engine(requested_engine_name(None))
+        engine = create_engine(engine_from_environment())
     except (ValueError, EngineUnavailableError) as error:
         refused_variable = error
         engine = create_engine("auto")

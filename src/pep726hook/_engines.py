@@ -132,14 +132,41 @@ def normalize_engine_name(value: str, origin: str = "engine") -> str:
     return name
 
 
+# How every route names the variable in its messages: a user who never set it
+# (a parent process, a CI configuration, a shell profile did) learns what to
+# look for, and where.
+ENGINE_VARIABLE_ORIGIN = f"the environment variable {ENGINE_VARIABLE}"
+
+
 def requested_engine_name(name: "str | None") -> str:
-    """Return *name*, or the engine named by ``$PEP726HOOK_ENGINE``, or ``auto``; normalised."""
+    """Return *name*, or the engine named by ``$PEP726HOOK_ENGINE``, or ``auto``; normalised.
+
+    Raises ValueError for a name, or a variable, that names no engine.
+    """
     if name is not None:
         return normalize_engine_name(name)
     value = os.environ.get(ENGINE_VARIABLE, "")
     if not value.strip():
         return "auto"
-    return normalize_engine_name(value, f"${ENGINE_VARIABLE}")
+    return normalize_engine_name(value, ENGINE_VARIABLE_ORIGIN)
+
+
+def engine_from_environment() -> str:
+    """Return the engine ``$PEP726HOOK_ENGINE`` asks for (``auto`` when unset), if it can run.
+
+    Raises ValueError when the variable names no engine and
+    EngineUnavailableError when it names the native engine where that cannot
+    run; both messages name the variable and its value.
+    """
+    name = requested_engine_name(None)
+    if name == "native":
+        reason = native_unavailable_reason()
+        if reason is not None:
+            raise EngineUnavailableError(
+                f"{ENGINE_VARIABLE_ORIGIN} is {os.environ.get(ENGINE_VARIABLE)!r}, "
+                f"and the native engine cannot run here: {reason}"
+            )
+    return name
 
 
 def create_engine(name: str) -> "Engine":
@@ -172,6 +199,35 @@ def _class_engine() -> "Engine":
     from ._class_engine import ClassEngine
 
     return ClassEngine()
+
+
+# The registry of warnings about the environment (see warn_about_environment).
+_environment_warnings: "dict[str | tuple[str, type[Warning], int], int]" = {}
+
+
+def warn_about_environment(message: str) -> None:
+    """Issue a RuntimeWarning about an environment variable, once per process by default.
+
+    No line of code can fix a variable, so the warning is attributed to the
+    environment, as module ``pep726hook`` (what ``-W ignore:::pep726hook``
+    names), rather than to the line of a library that happened to meet it:
+    Python's default filters then show it once in a process, however many
+    libraries meet it.  Never fails the import under way (see
+    :func:`warn_never_failing`).  Never call it under the install lock.
+    """
+    package = __name__.rpartition(".")[0]
+    try:
+        _warnings.warn_explicit(
+            message,
+            RuntimeWarning,
+            "<environment>",
+            0,
+            module=package,
+            registry=_environment_warnings,
+        )
+    except Exception:
+        if sys.stderr is not None:
+            sys.stderr.write(f"RuntimeWarning (not raised during an import): {message}\n")
 
 
 def warn_never_failing(message: str, stacklevel: int) -> None:

@@ -8,6 +8,7 @@ from ._composition import namespace_of
 from ._engines import (
     EngineUnavailableError,
     create_engine,
+    engine_from_environment,
     native_unavailable_reason,
     requested_engine_name,
     upgrades_modules,
@@ -78,7 +79,7 @@ def install(engine: "str | None" = None) -> "Installation":
     RuntimeError when already installed with a different engine than the one
     named.
     """
-    name = requested_engine_name(engine)
+    name = engine_from_environment() if engine is None else requested_engine_name(engine)
     # Classes composed for this call outside the lock, alive until the
     # modules have them (the composed classes' cache is weak).
     composed: list[type] = []

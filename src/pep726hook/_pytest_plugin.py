@@ -22,7 +22,7 @@ import pytest
 
 from . import _ACTIVATION_VARIABLE as ACTIVATION_VARIABLE
 from . import _ENGINE_VARIABLE as ENGINE_VARIABLE
-from ._engines import ENGINE_NAMES, normalize_engine_name, requested_engine_name
+from ._engines import ENGINE_NAMES, engine_from_environment, normalize_engine_name
 from ._install import engine as active_engine
 from ._install import (
     ensure_finder_first,
@@ -128,7 +128,7 @@ def _activate(config: pytest.Config) -> None:
         elif ini_engine:
             requested = normalize_engine_name(ini_engine, "the pep726hook_engine ini option")
         else:
-            requested = requested_engine_name(None)
+            requested = engine_from_environment()
         installation = install_replacing(requested)
     except (ValueError, RuntimeError) as error:
         raise pytest.UsageError(f"pep726hook: {error}") from None

@@ -35,9 +35,12 @@ from ._compat import (
     COMMAND_HONOURS_CODING_DECLARATION,
     COMMAND_SOURCE_IN_LINECACHE,
     COMPILES_MAIN_AS_A_MODULE,
+    MAIN_CODE_PATH_IS_NORMALISED,
+    MAIN_DIRECTORY_PATH_IS_NORMALISED,
     MAIN_HAS_ANNOTATIONS_DICT,
     MAIN_HAS_CACHED,
     MAIN_PATHS_ARE_ABSOLUTE,
+    MAIN_SCRIPT_PATH_IS_NORMALISED,
     QUOTES_A_MISSING_SCRIPT,
     RECORDS_LAST_EXC,
 )
@@ -202,11 +205,11 @@ def start_engine(option: "str | None") -> "tuple[str, bool]":
         requested = option
     if start_native_engine(ROUTE, requested):
         return requested, False
-    from ._engines import requested_engine_name
+    from ._engines import engine_from_environment, requested_engine_name
     from ._install import engine, install_replacing, record_route
 
     try:
-        requested = requested_engine_name(option)
+        requested = engine_from_environment() if option is None else requested_engine_name(option)
         install_replacing(requested)
     except (ValueError, RuntimeError) as error:
         # Unknown $PEP726HOOK_ENGINE, or an engine that cannot run here.
@@ -389,7 +392,7 @@ class Runner:
         """A directory or zip file: run its ``__main__`` as Python does (via runpy)."""
         import runpy
 
-        path_entry = os.path.abspath(location) if MAIN_PATHS_ARE_ABSOLUTE else location
+        path_entry = _main_path(location, MAIN_DIRECTORY_PATH_IS_NORMALISED)
         # Python puts the archive first even under -P: that is where __main__ is.
         if _safe_path():
             sys.path.insert(0, path_entry)
@@ -412,7 +415,7 @@ class Runner:
         from ._runner_source import compile_script
 
         typed = self.target
-        filename = os.path.abspath(typed) if MAIN_PATHS_ARE_ABSOLUTE else typed
+        filename = _main_path(typed, MAIN_SCRIPT_PATH_IS_NORMALISED)
         try:
             with open(typed, "rb") as file:
                 data = file.read()
@@ -422,8 +425,7 @@ class Runner:
                 f"can't open file {shown}: [Errno {error.errno}] {error.strerror}", 2
             ) from None
         if not _safe_path():
-            # Python uses the directory of the script with symlinks resolved.
-            _set_path0(os.path.dirname(os.path.realpath(typed)))
+            _set_path0(_script_directory(typed))
         sys.argv = [typed, *self.args]
         loader: Any
         if _is_compiled(typed, data):
@@ -434,7 +436,7 @@ class Runner:
                 raise TargetError(f"can't run {shown_name(typed)}: {error}", 1) from None
         else:
             loader = importlib.machinery.SourceFileLoader("__main__", filename)
-            code = compile_script(data, filename)
+            code = compile_script(data, _main_path(typed, MAIN_CODE_PATH_IS_NORMALISED))
         self.code = code
         namespace: dict[str, Any] = {"__file__": filename, "__loader__": loader}
         if MAIN_HAS_CACHED:
@@ -643,6 +645,35 @@ def _path_importer(path: str) -> "object | None":
             continue
         return sys.path_importer_cache.setdefault(path, importer)
     return None
+
+
+def _main_path(typed: str, normalised: bool) -> str:
+    """The path of a script, directory or zip file target as ``python TARGET`` names it.
+
+    ``__file__``, the code's file name (tracebacks, warnings) and a
+    directory's ``sys.path`` entry; ``sys.argv[0]`` is always *typed*, and
+    ``sys.path[0]`` for a script the real directory.
+    """
+    if not MAIN_PATHS_ARE_ABSOLUTE:
+        return typed
+    if normalised or os.name != "posix":  # Windows: GetFullPathNameW normalises as abspath does
+        return os.path.abspath(typed)
+    if os.path.isabs(typed):
+        return typed
+    return os.getcwd() + os.sep + typed
+
+
+def _script_directory(typed: str) -> str:
+    """The ``sys.path[0]`` of a script: the directory python puts there.
+
+    CPython's is the real directory of the script, every symlink resolved.
+    PyPy's resolves a symlink to the script itself, and none to a directory
+    on the way: its own function tells, exactly.
+    """
+    resolve = getattr(sys, "pypy_resolvedirof", None)
+    if resolve is not None:
+        return str(resolve(typed))
+    return os.path.dirname(os.path.realpath(typed))
 
 
 def _safe_path() -> bool:

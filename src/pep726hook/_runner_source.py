@@ -17,7 +17,6 @@ from ._compat import (
     FILE_READER_DECODES_THE_FILE,
     FILE_READER_DIFFERS_FROM_COMPILE,
     FILE_READER_READS_A_LINE_AHEAD,
-    MAIN_PATHS_ARE_ABSOLUTE,
     OLD_FILE_TOKENIZER,
     PEP_263_URL,
 )
@@ -177,10 +176,6 @@ def _check_undeclared_utf_8(data: bytes, filename: str) -> None:
         lineno = data.count(b"\n", 0, error.start) + 1
         if FILE_READER_READS_A_LINE_AHEAD:
             lineno += 1
-        if MAIN_PATHS_ARE_ABSOLUTE:
-            import os
-
-            filename = os.path.abspath(filename)
         message = (
             f"Non-UTF-8 code starting with '\\x{data[error.start]:02x}' in file {filename} "
             f"on line {lineno}, but no encoding declared; see {PEP_263_URL} for details"
