@@ -277,24 +277,28 @@ ordinary_setattro(PyObject *self, PyObject *name, PyObject *value)
     return store_core(self, name, value);
 }
 
-/* A store while some module has a deprecation table: that module's go to
- * deprecated_setattro() (which takes ordinary_setattro() for the store
- * itself).  Out of line, so that the slot saves no register for it. */
+/* A store while some module has a deprecation table or a relocated
+ * __getattr__: that module's go to deprecated_setattro() (which takes
+ * ordinary_setattro() for the store itself); a store of '__getattr__' puts
+ * a relocated one back into the namespace first.  Out of line, so that the slot saves no register for it. */
 static Py_NO_INLINE int
 setattro_while_deprecating(PyObject *self, PyObject *name, PyObject *value)
 {
+    if (relocating_count != 0 && is_getattr_name(name) && return_relocated_getattr(self) < 0) {
+        return -1;
+    }
     if (weak_table_find(&deprecations, self) != NULL) {
         return deprecated_setattro(self, name, value);
     }
     return store_core(self, name, value);
 }
 
-/* The slot.  While no module has a deprecation table, the tables cost the
- * common store one load and one branch. */
+/* The slot.  While no module has a deprecation table or a relocated
+ * __getattr__, they cost the common store two loads and branches. */
 int
 hooked_setattro(PyObject *self, PyObject *name, PyObject *value)
 {
-    if (deprecations.count != 0) {
+    if (deprecations.count != 0 || relocating_count != 0) {
         return setattro_while_deprecating(self, name, value);
     }
     return store_core(self, name, value);

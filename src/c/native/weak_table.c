@@ -130,7 +130,7 @@ weak_table_remove(weak_table *table, PyObject *module)
     return 0;
 }
 
-void
+int
 weak_table_forget_ref(weak_table *table, PyObject *ref)
 {
     for (size_t i = 0; i < table->capacity; i++) {
@@ -139,9 +139,10 @@ weak_table_forget_ref(weak_table *table, PyObject *ref)
             weak_table_remove_at(table, i, &owned_ref, &value);
             Py_DECREF(owned_ref);
             Py_XDECREF(value);
-            return;
+            return value != NULL;
         }
     }
+    return 0;
 }
 
 void
