@@ -313,6 +313,8 @@ NATIVE_INTERNAL PyObject *relocated_getattr(PyObject *module, int *error);
 NATIVE_INTERNAL int return_relocated_getattr(PyObject *module);
 /* Whether *name* is '__getattr__' (any str equal to it). */
 NATIVE_INTERNAL int is_getattr_name(PyObject *name);
+/* Forget the dict watcher of 3.12+ (*release* 0: the runtime is gone). */
+NATIVE_INTERNAL void stop_getattr_watcher(int release);
 /* uninstall(): every relocated function goes back into its namespace. */
 NATIVE_INTERNAL void return_all_relocated(void);
 

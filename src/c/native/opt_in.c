@@ -54,6 +54,7 @@ forget_all_opt_ins(int release)
     }
     weak_table_clear(&opt_ins, release);
     relocating_count = 0;
+    stop_getattr_watcher(release);
     if (!release) {
         /* It belonged to the finished runtime. */
         relocation_marker = NULL;

@@ -110,14 +110,13 @@ return_relocated_getattr(PyObject *module)
     return result;
 }
 
-int
-track_module_getattr(PyObject *module)
+/* Start serving *module*'s __getattr__: the read slot wrapped, the entry
+ * marked (then relocated_getattr() moves the function). */
+static int
+start_relocating(PyObject *module)
 {
     weak_entry *entry = weak_table_find(&opt_ins, module);
-    if (entry == NULL) {
-        return 0;
-    }
-    if (entry->value == NULL) {
+    if (entry != NULL && entry->value == NULL) {
         if (relocation_marker == NULL) {
             relocation_marker = PyObject_CallNoArgs((PyObject *)&PyBaseObject_Type);
             if (relocation_marker == NULL) {
@@ -134,6 +133,123 @@ track_module_getattr(PyObject *module)
         }
         Py_INCREF(relocation_marker);
         set_entry_value(entry, relocation_marker);
+    }
+    return 0;
+}
+
+#  if HOOKLESS_CACHE
+/* 3.12+: an opted-in module without a __getattr__ has its namespace
+ * watched (a dict watcher, public API), and the read slot is wrapped for it
+ * only once a key that may be '__getattr__' is stored there.  So enable()
+ * on a module without one, the common case, leaves ModuleType's own read
+ * slot in place, and with it CPython's cheap hasattr() misses on every
+ * module (see docs/native-engine.md).  The watcher belongs to the
+ * interpreter that registered it; elsewhere the slot is wrapped at once. */
+static int getattr_watcher = -1;
+static PyInterpreterState *getattr_watcher_interp = NULL;
+
+static int
+getattr_watch_callback(PyDict_WatchEvent event, PyObject *dict, PyObject *key,
+                       PyObject *new_value)
+{
+    (void)new_value;
+    if (event == PyDict_EVENT_ADDED || event == PyDict_EVENT_MODIFIED) {
+        if (PyUnicode_CheckExact(key) && !is_getattr_name(key)) {
+            return 0;
+        }
+    }
+    else if (event != PyDict_EVENT_CLONED) {
+        return 0;
+    }
+    /* The dict is about to change: the next read that reaches the slot
+     * moves the function out.  Failing here only costs speed. */
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
+    for (size_t i = 0; i < opt_ins.capacity; i++) {
+        PyObject *module = opt_ins.entries[i].module;
+        if (module != NULL && opt_ins.entries[i].value == NULL && namespace_of(module) == dict) {
+            if (start_relocating(module) < 0) {
+                PyErr_Clear();
+            }
+            break;
+        }
+    }
+    PyErr_Restore(type, value, tb);
+    return 0;
+}
+
+/* 1 if *dict* is watched now, 0 if it cannot be. */
+static int
+watch_for_getattr(PyObject *dict)
+{
+    PyInterpreterState *interp = PyInterpreterState_Get();
+    if (getattr_watcher < 0) {
+        if (!is_main_interpreter()) {
+            return 0;
+        }
+        int watcher = PyDict_AddWatcher(getattr_watch_callback);
+        if (watcher < 0) {
+            /* All eight watcher slots taken. */
+            PyErr_Clear();
+            return 0;
+        }
+        getattr_watcher = watcher;
+        getattr_watcher_interp = interp;
+    }
+    if (interp != getattr_watcher_interp || PyDict_Watch(getattr_watcher, dict) < 0) {
+        PyErr_Clear();
+        return 0;
+    }
+    return 1;
+}
+
+void
+stop_getattr_watcher(int release)
+{
+    if (release && getattr_watcher >= 0 && getattr_watcher_interp == PyInterpreterState_Get() &&
+        PyDict_ClearWatcher(getattr_watcher) < 0) {
+        PyErr_Clear();
+    }
+    getattr_watcher = -1;
+    getattr_watcher_interp = NULL;
+}
+#  else
+void
+stop_getattr_watcher(int release)
+{
+    (void)release;
+}
+#  endif
+
+int
+track_module_getattr(PyObject *module)
+{
+    weak_entry *entry = weak_table_find(&opt_ins, module);
+    if (entry == NULL) {
+        return 0;
+    }
+    if (entry->value == NULL) {
+        PyObject *dict = namespace_of(module);
+#  if HOOKLESS_CACHE
+        if (dict != NULL) {
+            if (getattr_key == NULL) {
+                getattr_key = PyUnicode_InternFromString("__getattr__");
+                if (getattr_key == NULL) {
+                    return -1;
+                }
+            }
+            /* Watched first: a __getattr__ stored from now on is seen. */
+            int has = watch_for_getattr(dict) ? PyDict_Contains(dict, getattr_key) : 1;
+            if (has <= 0) {
+                return has;
+            }
+        }
+#  else
+        (void)dict;
+#  endif
+        if (start_relocating(module) < 0) {
+            return -1;
+        }
     }
     int error = 0;
     (void)relocated_getattr(module, &error);
@@ -154,6 +270,12 @@ return_all_relocated(void)
     PyErr_Restore(type, value, tb);
 }
 #else
+void
+stop_getattr_watcher(int release)
+{
+    (void)release;
+}
+
 int
 is_getattr_name(PyObject *name)
 {

@@ -290,7 +290,16 @@ setattro_while_deprecating(PyObject *self, PyObject *name, PyObject *value)
     if (weak_table_find(&deprecations, self) != NULL) {
         return deprecated_setattro(self, name, value);
     }
-    return store_core(self, name, value);
+    int result = store_core(self, name, value);
+    if (result == 0 && value != NULL && relocating_count != 0 && PyUnicode_Check(name) &&
+        is_dunder_name(name) && PyUnicode_CompareWithASCIIString(name, "__class__") == 0 &&
+        weak_table_find(&opt_ins, self) != NULL) {
+        /* `module.__class__ = Own`, Own created since the read slot was
+         * wrapped: give Own the wrapper, or the held __getattr__ would be
+         * out of reach. */
+        return give_wrapper_to(Py_TYPE(self));
+    }
+    return result;
 }
 
 /* The slot.  While no module has a deprecation table or a relocated
