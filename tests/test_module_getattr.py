@@ -538,3 +538,24 @@ def test_enable_is_idempotent_and_safe_on_any_module(opt_in_engine: str) -> None
     own = make_module(LAZY, cls=OwnModule)
     assert pep726hook.enable(own) is own
     assert own.lazy.n == 42
+
+
+def test_a_failing_getter_of_a_deprecating_module_runs_once(opt_in_engine: str) -> None:
+    source = "import pep726hook\nOld = pep726hook.deprecated(1, 'Old is deprecated')\n"
+    OwnModule.getter_calls = 0
+    module = make_module(source, cls=OwnModule)
+    plain = make_module(source, enable=False, cls=OwnModule, name=module.__name__)
+    OwnModule.getter_calls = 0
+    got = outcome(lambda: module.failing)
+    assert OwnModule.getter_calls == 1
+    assert got == outcome(lambda: plain.failing)
+    assert got == ("error", (AttributeError, f"module '{module.__name__}' has no attribute 'failing'"))
+    errors = []
+    for target in (module, plain):
+        try:
+            target.failing
+        except AttributeError as error:
+            errors.append((getattr(error, "name", None), getattr(error, "obj", None) is target))
+    assert errors[0] == errors[1]
+    with pytest.warns(DeprecationWarning):
+        assert module.Old == 1
