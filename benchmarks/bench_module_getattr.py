@@ -41,7 +41,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from _shared import per_iteration  # noqa: E402
+from _shared import per_iteration
 
 CONFIGS = (
     "plain",
@@ -115,9 +115,7 @@ def main() -> None:
     parser.add_argument("--configs", help="comma-separated subset (ratios need all)")
     args = parser.parse_args()
     chosen = args.configs.split(",") if args.configs else CONFIGS
-    values = {
-        config: per_iteration(WORKER, config, LOOPS, READS_PER_LOOP) for config in chosen
-    }
+    values = {config: per_iteration(WORKER, config, LOOPS, READS_PER_LOOP) for config in chosen}
     version = sys.version.split()[0]
     engine = os.environ.get("PEP726HOOK_ENGINE", "auto")
     for config, value in values.items():

@@ -204,7 +204,7 @@ def test_a_subclass_getter_runs_once_while_the_read_slot_is_wrapped() -> None:
     CountingModule.calls = 0
     module = CountingModule("counting")
     with pytest.raises(AttributeError):
-        module.failing
+        _ = module.failing
     assert CountingModule.calls == 1
     assert not hasattr(module, "failing")
     assert CountingModule.calls == 2
