@@ -211,3 +211,25 @@ def test_a_subclass_getter_runs_once_while_the_read_slot_is_wrapped() -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         assert deprecating.Old == 1
+
+
+class ReadsItself(types.ModuleType):
+    """A module class with a Python __getattr__ of its own, asked after PEP 562's."""
+
+    def __getattr__(self, name: str) -> str:
+        if name == "from_class":
+            return "class answer"
+        raise AttributeError(name)
+
+
+@pytest.mark.parametrize("when", ["before enable", "after enable"])
+def test_a_class_with_its_own_getattr_keeps_pep_562_first(when: str) -> None:
+    if when == "before enable":
+        module = module_from(SOURCE, cls=ReadsItself)
+    else:
+        module = module_from(SOURCE)
+        assert module.lazy == "lazy value"
+        module.__class__ = ReadsItself
+    assert module.lazy == "lazy value"
+    assert module.from_class == "class answer"
+    assert "__getattr__" in vars(module)

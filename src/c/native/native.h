@@ -350,6 +350,9 @@ NATIVE_INTERNAL void unwrap_getattro(int release);
  * relocated __getattr__). */
 NATIVE_INTERNAL void release_getattro_wrapper(void);
 NATIVE_INTERNAL int give_wrapper_to(PyTypeObject *type);
+/* Whether reads of *type*'s instances reach the wrapper (not a class with
+ * a Python __getattr__/__getattribute__ of its own). */
+NATIVE_INTERNAL int reads_through_wrapper(PyTypeObject *type);
 /* Forget every table and take the read slot wrapper out.  *release* as for
  * weak_table_clear(). */
 NATIVE_INTERNAL void forget_all_deprecations(int release);

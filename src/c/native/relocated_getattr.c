@@ -75,6 +75,13 @@ relocated_getattr(PyObject *module, int *error)
         }
         return entry->value == relocation_marker ? NULL : entry->value;
     }
+    if (!reads_through_wrapper(Py_TYPE(module))) {
+        /* A class with a read slot of its own (a Python __getattr__ or
+         * __getattribute__) reads through ModuleType.__getattribute__, the
+         * original slot, which only finds the function in the namespace;
+         * such a class is never specialised anyway. */
+        return NULL;
+    }
     Py_INCREF(found);
     if (PyDict_DelItem(dict, getattr_key) < 0) {
         Py_DECREF(found);

@@ -296,8 +296,12 @@ setattro_while_deprecating(PyObject *self, PyObject *name, PyObject *value)
         weak_table_find(&opt_ins, self) != NULL) {
         /* `module.__class__ = Own`, Own created since the read slot was
          * wrapped: give Own the wrapper, or the held __getattr__ would be
-         * out of reach. */
-        return give_wrapper_to(Py_TYPE(self));
+         * out of reach; a class with a read slot of its own gets the
+         * function back in the namespace. */
+        if (give_wrapper_to(Py_TYPE(self)) < 0) {
+            return -1;
+        }
+        return reads_through_wrapper(Py_TYPE(self)) ? 0 : return_relocated_getattr(self);
     }
     return result;
 }
