@@ -233,3 +233,17 @@ def test_a_class_with_its_own_getattr_keeps_pep_562_first(when: str) -> None:
     assert module.lazy == "lazy value"
     assert module.from_class == "class answer"
     assert "__getattr__" in vars(module)
+
+
+def test_other_modules_read_and_miss_as_before_while_the_slot_is_wrapped() -> None:
+    module_from()
+    other = module_from(SOURCE, enable=False)
+    bare = module_from("present = 1\n", enable=False)
+    for target in (other, bare):
+        assert target.present == 1
+        assert getattr(target, "absent", "default") == "default"
+        assert not hasattr(target, "absent")
+        with pytest.raises(AttributeError, match=f"module '{target.__name__}' has no attribute"):
+            _ = target.absent
+    assert other.lazy == "lazy value"
+    assert "__getattr__" in vars(other)
