@@ -20,15 +20,6 @@ Py_ssize_t relocating_count = 0;
 PyObject *relocation_marker = NULL;
 
 #if RELOCATE_GETATTR
-int
-is_getattr_name(PyObject *name)
-{
-    if (name == getattr_key) {
-        return 1;
-    }
-    return PyUnicode_Check(name) && PyUnicode_GET_LENGTH(name) == 11 &&
-           PyUnicode_Compare(name, getattr_key) == 0;
-}
 
 /* Set *module*'s entry to *value* (a new reference, stolen); the old value
  * is released last, when the table is consistent. */
@@ -57,15 +48,13 @@ relocated_getattr(PyObject *module, int *error)
     if (entry == NULL) {
         return NULL;
     }
-#  if HOOKLESS_CACHE
     /* The watcher tells when a __getattr__ may have been stored: no
      * lookup on the reads in between. */
-    if (!(entry->flags & (NAMESPACE_MAY_HOLD_GETATTR | NAMESPACE_UNWATCHED))) {
+    if (!namespace_needs_look(entry)) {
         return entry->value == relocation_marker ? NULL : entry->value;
     }
     /* Cleared first: a store the lookup's code makes sets it again. */
     entry->flags &= ~NAMESPACE_MAY_HOLD_GETATTR;
-#  endif
     PyObject *dict = namespace_of(module);
     PyObject *found = dict == NULL ? NULL : PyDict_GetItemWithError(dict, getattr_key);
     if (found == NULL) {
@@ -297,13 +286,6 @@ void
 stop_getattr_watcher(int release)
 {
     (void)release;
-}
-
-int
-is_getattr_name(PyObject *name)
-{
-    (void)name;
-    return 0;
 }
 
 int
