@@ -132,8 +132,13 @@ def test_enable_without_getattr_leaves_the_read_slot_alone() -> None:
     assert module.present == 1
     assert not _native.state()["getattro_wrapped"]
     module.__dict__["__getattr__"] = lambda name: "late"
+    # The watcher leaves the wrap to a pending call, which the main thread
+    # runs at its next safe point: any Python function's start.
+    assert module.lazy == "late"
+    (lambda: None)()
     assert _native.state()["getattro_wrapped"] is RELOCATES
     assert module.lazy == "late"
+    assert ("__getattr__" in vars(module)) is not RELOCATES
 
 
 @relocating_versions

@@ -152,6 +152,29 @@ start_relocating(PyObject *module)
  * interpreter that registered it; elsewhere the slot is wrapped at once. */
 static int getattr_watcher = -1;
 static PyInterpreterState *getattr_watcher_interp = NULL;
+static int relocation_scheduled = 0;
+
+/* Run by the main thread at its next safe point: start relocating the
+ * watched modules whose namespace got a __getattr__ while the read slot was
+ * not wrapped.  Never raises (an error would surface in unrelated code). */
+static int
+start_flagged_relocations(void *unused)
+{
+    (void)unused;
+    relocation_scheduled = 0;
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
+    for (size_t i = 0; i < opt_ins.capacity; i++) {
+        PyObject *module = opt_ins.entries[i].module;
+        if (module != NULL && opt_ins.entries[i].value == NULL &&
+            (opt_ins.entries[i].flags & NAMESPACE_MAY_HOLD_GETATTR) &&
+            start_relocating(module) < 0) {
+            PyErr_Clear();
+        }
+    }
+    PyErr_Restore(type, value, tb);
+    return 0;
+}
 
 static int
 getattr_watch_callback(PyDict_WatchEvent event, PyObject *dict, PyObject *key,
@@ -167,20 +190,30 @@ getattr_watch_callback(PyDict_WatchEvent event, PyObject *dict, PyObject *key,
         return 0;
     }
     /* The dict is about to change: the next read that reaches the slot
-     * moves the function out.  Failing here only costs speed. */
-    PyObject *type, *value, *tb;
-    PyErr_Fetch(&type, &value, &tb);
+     * moves the function out.  A watcher must run no code that could change
+     * the dict (an allocation may run the garbage collector and finalizers),
+     * so this only marks the module; with the read slot not wrapped yet, the
+     * wrap is left to a pending call (public API), which the main thread
+     * runs at its next safe point.  Failing here only costs speed. */
     for (size_t i = 0; i < opt_ins.capacity; i++) {
-        PyObject *module = opt_ins.entries[i].module;
-        if (module != NULL && namespace_of(module) == dict) {
-            opt_ins.entries[i].flags |= NAMESPACE_MAY_HOLD_GETATTR;
-            if (opt_ins.entries[i].value == NULL && start_relocating(module) < 0) {
-                PyErr_Clear();
-            }
-            break;
+        weak_entry *entry = &opt_ins.entries[i];
+        if (entry->module == NULL || namespace_of(entry->module) != dict) {
+            continue;
         }
+        entry->flags |= NAMESPACE_MAY_HOLD_GETATTR;
+        if (entry->value == NULL) {
+            if (getattro_is_wrapped() && relocation_marker != NULL) {
+                Py_INCREF(relocation_marker);
+                entry->value = relocation_marker;
+                relocating_count++;
+            }
+            else if (!relocation_scheduled &&
+                     Py_AddPendingCall(start_flagged_relocations, NULL) == 0) {
+                relocation_scheduled = 1;
+            }
+        }
+        break;
     }
-    PyErr_Restore(type, value, tb);
     return 0;
 }
 
@@ -218,6 +251,7 @@ stop_getattr_watcher(int release)
     }
     getattr_watcher = -1;
     getattr_watcher_interp = NULL;
+    relocation_scheduled = 0;
 }
 #  else
 void
@@ -241,6 +275,13 @@ track_module_getattr(PyObject *module)
             if (getattr_key == NULL) {
                 getattr_key = PyUnicode_InternFromString("__getattr__");
                 if (getattr_key == NULL) {
+                    return -1;
+                }
+            }
+            /* Made here, so that the watcher never allocates it. */
+            if (relocation_marker == NULL) {
+                relocation_marker = PyObject_CallNoArgs((PyObject *)&PyBaseObject_Type);
+                if (relocation_marker == NULL) {
                     return -1;
                 }
             }
