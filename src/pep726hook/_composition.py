@@ -147,8 +147,27 @@ def _warn_deprecated(module: ModuleType, name: str) -> "Any":
     """
     deprecation = _deprecation_entry(module, name)
     if deprecation is not None:
-        _warnings.warn(deprecation[1][1], deprecation[1][2], 2)
+        entry = deprecation[1]
+        warn = entry[3] if len(entry) > 3 else None
+        if warn is None:
+            # Warnings skip no frame when the call comes from one they skip
+            # (this one): this frame, the hook-aware method, the caller.
+            _warnings.warn(entry[1], entry[2], 3)
+        else:
+            # The library's function skips both of ours, as documented.
+            warn(entry[1], entry[2], 2)
     return deprecation
+
+
+_skipped_by_warnings(_warn_deprecated)
+
+
+def _check_marker_store(name: str, value: object) -> bool:
+    """Tell whether *value* is a ``deprecated()`` marker; refuse one under a dunder *name*."""
+    if type(value) is not _state.marker_type or _state.marker_type is None:
+        return False
+    _state.deprecation_module.check_name(name, "storing a pep726hook.deprecated() value")
+    return True
 
 
 def _end_deprecation(deprecation: "Any", name: str) -> None:
@@ -196,6 +215,7 @@ def hook_aware_mixin(home: str, doc: str, class_for: "Callable[[type, ModuleType
         # end the deprecation.  In that order, another thread's read finds
         # the name in the table or in the namespace, never in neither; a
         # failing store leaves the deprecation as it was.
+        marker = _check_marker_store(name, value)
         deprecation = _warn_deprecated(self, name) if id(self) in _deprecation_tables else None
         hook = hook_of(self, "__setattr__")
         if hook is not NO_HOOK and not (name == "__class__" and _lazy_loader_is_storing()):
@@ -217,6 +237,10 @@ def hook_aware_mixin(home: str, doc: str, class_for: "Callable[[type, ModuleType
             store(name, value)
         if deprecation is not None:
             _end_deprecation(deprecation, name)
+        if marker:
+            # A deprecated() value stored through an opted-in module: it
+            # becomes a deprecation, as one assigned before enable() does.
+            _state.deprecation_module.adopt_stored_markers(self)
 
     def __delattr__(self: ModuleType, name: str) -> None:
         # A deprecated name: warn, put the value in the namespace, end the
@@ -290,7 +314,11 @@ def deprecating_mixin(opted_in: type, home: str, qualname: str, doc: str) -> typ
         ):
             # Not the import system's hasattr() probe of `from package
             # import name`: the import statement's own read warns next.
-            _warnings.warn(entry[1], entry[2], 2)
+            warn = entry[3] if len(entry) > 3 else None
+            if warn is None:
+                _warnings.warn(entry[1], entry[2], 2)
+            else:
+                warn(entry[1], entry[2], 2)
         return entry[0]
 
     # The module's own __getattr__ warning with stacklevel=2 names its
@@ -380,14 +408,18 @@ def composed_class(base: type, mixin: type) -> type:
     metaclass: Any = type(base)
     composed: type = metaclass(base.__name__, (base, mixin), namespace)
 
+    # The callback may run while the interpreter shuts down, after this
+    # module's globals were set to None: it uses only what it holds.
+    lock, composed_ids, composed_by_base = _tables_lock, _composed_ids, _composed_by_base
+
     def forget(ref: "Any") -> None:
         # Only this class's own entries: ids are reused once it is gone.
-        with _tables_lock:  # lock rule 5
-            if _composed_ids.get(composed_key, (None,))[0] is ref:
-                del _composed_ids[composed_key]
-            current = _composed_by_base.get(key)
+        with lock:  # lock rule 5
+            if composed_ids.get(composed_key, (None,))[0] is ref:
+                del composed_ids[composed_key]
+            current = composed_by_base.get(key)
             if current is not None and current[1] is ref:
-                del _composed_by_base[key]
+                del composed_by_base[key]
 
     composed_key = id(composed)
     with _tables_lock:  # lock rule 5

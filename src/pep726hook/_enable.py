@@ -27,7 +27,9 @@ _DEPRECATION_MODULE = __name__.rpartition(".")[0] + "._deprecation"
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from types import ModuleType
+    from typing import Any, Callable
 
+    from ._deprecation import Found
     from ._engines import Engine
 
 
@@ -69,6 +71,26 @@ def enable(module: "str | ModuleType") -> "ModuleType":
     markers = [] if deprecation is None else deprecation.markers_in(target)
     if not markers and is_opted_in(target):
         return target
+    _opt_in(target, deprecation, None)
+    return target
+
+
+def deprecate_names(
+    target: "ModuleType", found: "Callable[[], list[Found]]"
+) -> None:
+    """Opt *target* in as :func:`enable` does, and deprecate what *found* returns too.
+
+    *found* runs under the install lock (it reads the values where they are
+    then); what it raises propagates with nothing changed.
+    """
+    _opt_in(target, sys.modules[_DEPRECATION_MODULE], found)
+
+
+def _opt_in(
+    target: "ModuleType",
+    deprecation: "Any",
+    extra: "Callable[[], list[Found]] | None",
+) -> None:
     refused_variable: EngineUnavailableError | ValueError | None = None
     pending: object = None  # alive until the module has it (the class cache is weak)
     while True:
@@ -77,20 +99,21 @@ def enable(module: "str | ModuleType") -> "ModuleType":
         with _state.lock:
             engine, refused = _engine_for_enable()
             refused_variable = refused_variable or refused
+            found = [] if extra is None else extra()
             work = engine.opt_in(target)
             if work is None:
                 _state.register_opt_in(target)
                 if deprecation is None:
                     break
-                markers = deprecation.markers_in(target)
-                if not markers:
+                found = deprecation.markers_in(target) + found
+                if not found:
                     break
                 # The table serves the names before they leave the namespace,
                 # so that no read in between misses them.
-                table = deprecation.fill_table(target, markers)
+                table = deprecation.fill_table(target, found)
                 work = engine.set_deprecations(target, table)
                 if work is None:
-                    deprecation.remove_markers(target, markers)
+                    deprecation.remove_moved(target, found)
                     break
         # Outside the lock; a failing metaclass raises here with *target*
         # untouched.  Then everything is checked again under the lock.
@@ -100,9 +123,8 @@ def enable(module: "str | ModuleType") -> "ModuleType":
         # The variable is the user's, not the library's: as with the .pth
         # line, a bad value is reported and never fails the library's import.
         warn_never_failing(
-            f"pep726hook.enable(): {refused_variable}; using the 'auto' engine", stacklevel=2
+            f"pep726hook.enable(): {refused_variable}; using the 'auto' engine", stacklevel=3
         )
-    return target
 
 
 def module_named(module: "str | ModuleType", caller: str) -> "ModuleType":

@@ -15,9 +15,9 @@ from ._compat import IMPLEMENTATION, NATIVE_ENGINE_IS_BUILT
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from types import ModuleType
-    from typing import Callable, Dict, Tuple, Type
+    from typing import Any, Callable, Dict, Tuple
 
-    DeprecationTable = Dict[str, Tuple[object, str, Type[Warning]]]
+    DeprecationTable = Dict[str, Tuple[Any, ...]]
 
 _native_error: "ImportError | None"
 if not NATIVE_ENGINE_IS_BUILT:
@@ -31,6 +31,15 @@ else:
         _native_error = _error
     else:
         _native_error = None
+        from . import _state
+
+        if _state.deprecation_module is not None:
+            # pep726hook.deprecated() was loaded first: its markers stored
+            # through a module become deprecations (see _deprecation).
+            _native.watch_markers(
+                _state.deprecation_module.DeprecatedValue,
+                _state.deprecation_module.adopt_stored_markers,
+            )
 
 
 def unavailable_reason() -> "str | None":

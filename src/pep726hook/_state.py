@@ -82,7 +82,14 @@ _opted_in: "dict[int, Any]" = {}
 # id(module) -> (weak reference to the module, its deprecation table): the
 # tables of pep726hook.deprecated() names (_deprecation), here so that the
 # class engine's stores look them up without loading that module.
-deprecation_tables: "dict[int, tuple[Any, dict[str, tuple[object, str, type[Warning]]]]]" = {}
+# Each entry is (value, message, category, the library's warn function or None).
+deprecation_tables: "dict[int, tuple[Any, dict[str, tuple[Any, ...]]]]" = {}
+# Set by _deprecation once it is loaded: the class of pep726hook.deprecated()'s
+# markers, for the class engine's stores to recognise them, and that module,
+# whose adopt_stored_marker() makes a marker stored through a module a
+# deprecation.  None before: a process without deprecations stores no marker.
+marker_type: "type | None" = None
+deprecation_module: "Any" = None
 
 
 # Here rather than with the class engine's helpers: enable() asks it on the
@@ -98,7 +105,7 @@ def is_module(candidate: object) -> "TypeGuard[ModuleType]":
     return issubclass(type(candidate), ModuleType)
 
 
-def deprecation_table_of(module: object) -> "dict[str, tuple[object, str, type[Warning]]] | None":
+def deprecation_table_of(module: object) -> "dict[str, tuple[Any, ...]] | None":
     """Return *module*'s deprecation table (the shared dict), or None if it has none."""
     found = deprecation_tables.get(id(module))
     if found is None or found[0]() is not module:
@@ -109,7 +116,10 @@ def deprecation_table_of(module: object) -> "dict[str, tuple[object, str, type[W
 def register_opt_in(module: "ModuleType") -> None:
     """Remember that *module* opted in (until it dies)."""
     key = id(module)
-    _opted_in[key] = _weakref.ref(module, lambda _ref: _opted_in.pop(key, None))
+    # The callback may run while the interpreter shuts down, after this
+    # module's globals were set to None: it uses only what it holds.
+    opted_in = _opted_in
+    opted_in[key] = _weakref.ref(module, lambda _ref: opted_in.pop(key, None))
 
 
 def registered_opt_in(module: object) -> bool:

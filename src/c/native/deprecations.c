@@ -23,30 +23,142 @@ weak_table deprecations = {NULL, 0, 0, NULL, &forget_deprecating_def};
 /* ---- one table entry ---- */
 
 /* Check the entry *item* found for *name*: (value, message: str, category:
- * Warning subclass).  Borrowed results; TypeError if it is anything else. */
-int
-unpack_entry(PyObject *name, PyObject *item, PyObject **value, const char **message,
-             PyObject **category)
+ * Warning subclass[, warn: None or a callable]).  Borrowed results (*warn*
+ * NULL for None or absent); TypeError if it is anything else. */
+static int
+unpack_entry(PyObject *name, PyObject *item, PyObject **value, PyObject **message,
+             PyObject **category, PyObject **warn)
 {
-    if (PyTuple_Check(item) && PyTuple_GET_SIZE(item) == 3) {
+    if (PyTuple_Check(item) &&
+        (PyTuple_GET_SIZE(item) == 3 || PyTuple_GET_SIZE(item) == 4)) {
         PyObject *text = PyTuple_GET_ITEM(item, 1);
         PyObject *kind = PyTuple_GET_ITEM(item, 2);
+        PyObject *function = PyTuple_GET_SIZE(item) == 4 ? PyTuple_GET_ITEM(item, 3) : Py_None;
         if (PyUnicode_Check(text) && PyType_Check(kind) &&
-            PyType_IsSubtype((PyTypeObject *)kind, (PyTypeObject *)PyExc_Warning)) {
-            *message = PyUnicode_AsUTF8(text);
-            if (*message == NULL) {
-                return -1;
-            }
+            PyType_IsSubtype((PyTypeObject *)kind, (PyTypeObject *)PyExc_Warning) &&
+            (function == Py_None || PyCallable_Check(function))) {
             *value = PyTuple_GET_ITEM(item, 0);
+            *message = text;
             *category = kind;
+            *warn = function == Py_None ? NULL : function;
             return 0;
         }
     }
     PyErr_Format(PyExc_TypeError,
-                 "the deprecation table entry for %R must be a (value, message, category) "
-                 "tuple with a str message and a Warning subclass, not '%.200s'",
+                 "the deprecation table entry for %R must be a (value, message, category[, "
+                 "warn]) tuple with a str message, a Warning subclass and a callable or None, "
+                 "not '%.200s'",
                  name, Py_TYPE(item)->tp_name);
     return -1;
+}
+
+int
+entry_value(PyObject *name, PyObject *item, PyObject **value)
+{
+    PyObject *message, *category, *warn;
+    return unpack_entry(name, item, value, &message, &category, &warn);
+}
+
+int
+warn_for_entry(PyObject *name, PyObject *item, PyObject **value)
+{
+    PyObject *message, *category, *warn;
+    if (unpack_entry(name, item, value, &message, &category, &warn) < 0) {
+        return -1;
+    }
+    if (warn == NULL) {
+        const char *text = PyUnicode_AsUTF8(message);
+        /* No Python frame of ours is on the stack: level 1 is the caller. */
+        return text == NULL ? -1 : PyErr_WarnEx(category, text, 1);
+    }
+    /* Level 2 for a warnings.warn() call in the body of *warn*, whose frame
+     * sits right above the caller's.  The item, which the caller holds,
+     * keeps the function alive while it runs. */
+    PyObject *level = PyLong_FromLong(2);
+    if (level == NULL) {
+        return -1;
+    }
+    PyObject *result = PyObject_CallFunctionObjArgs(warn, message, category, level, NULL);
+    Py_DECREF(level);
+    if (result == NULL) {
+        return -1;
+    }
+    Py_DECREF(result);
+    return 0;
+}
+
+/* ---- markers stored through a module ---- */
+
+PyTypeObject *marker_type = NULL;
+/* pep726hook._deprecation.adopt_stored_markers (a strong reference). */
+static PyObject *adopt_markers = NULL;
+
+int
+watch_markers(PyObject *type, PyObject *adopt)
+{
+    if (!PyType_Check(type) || !PyCallable_Check(adopt)) {
+        PyErr_SetString(PyExc_TypeError, "watch_markers() needs a class and a callable");
+        return -1;
+    }
+    if (!is_main_interpreter()) {
+        /* The slot is process-wide; another interpreter's objects stay out. */
+        return 0;
+    }
+    Py_INCREF(type);
+    Py_INCREF(adopt);
+    PyObject *old_type = (PyObject *)marker_type, *old_adopt = adopt_markers;
+    marker_type = (PyTypeObject *)type;
+    adopt_markers = adopt;
+    Py_XDECREF(old_type);
+    Py_XDECREF(old_adopt);
+    return 0;
+}
+
+void
+forget_markers(int release)
+{
+    PyObject *old_type = (PyObject *)marker_type, *old_adopt = adopt_markers;
+    marker_type = NULL;
+    adopt_markers = NULL;
+    if (release) {
+        Py_XDECREF(old_type);
+        Py_XDECREF(old_adopt);
+    }
+}
+
+int
+check_marker_store(PyObject *name)
+{
+    if (!PyUnicode_Check(name)) {
+        return 0;
+    }
+    Py_ssize_t length = PyUnicode_GET_LENGTH(name);
+    if (length > 4 && is_dunder_name(name) && PyUnicode_READ_CHAR(name, length - 1) == '_' &&
+        PyUnicode_READ_CHAR(name, length - 2) == '_') {
+        PyErr_Format(PyExc_ValueError,
+                     "storing a pep726hook.deprecated() value: %R cannot be deprecated: the "
+                     "interpreter and the import system read dunder names themselves",
+                     name);
+        return -1;
+    }
+    return 0;
+}
+
+int
+adopt_stored_marker(PyObject *module)
+{
+    PyObject *adopt = adopt_markers;
+    if (adopt == NULL) {
+        return 0;
+    }
+    Py_INCREF(adopt);
+    PyObject *result = PyObject_CallFunctionObjArgs(adopt, module, NULL);
+    Py_DECREF(adopt);
+    if (result == NULL) {
+        return -1;
+    }
+    Py_DECREF(result);
+    return 0;
 }
 
 /* ---- the table of tables ---- */
@@ -129,10 +241,8 @@ static int
 deprecated_change(PyObject *module, PyObject *table, PyObject *name, PyObject *item,
                   PyObject *value)
 {
-    PyObject *old, *category;
-    const char *message;
-    if (unpack_entry(name, item, &old, &message, &category) < 0 ||
-        PyErr_WarnEx(category, message, 1) < 0) {
+    PyObject *old;
+    if (warn_for_entry(name, item, &old) < 0) {
         return -1;
     }
     /* The deprecation ends (code run by the warning may have ended it). */

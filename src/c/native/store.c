@@ -302,13 +302,28 @@ setattro_while_deprecating(PyObject *self, PyObject *name, PyObject *value)
     return result;
 }
 
+/* A store while deprecated() markers exist (deprecations.c): a marker
+ * stored through a module becomes a deprecation once stored. */
+static Py_NO_INLINE int
+setattro_while_markers_exist(PyObject *self, PyObject *name, PyObject *value)
+{
+    if (value == NULL || Py_TYPE(value) != marker_type) {
+        return setattro_while_deprecating(self, name, value);
+    }
+    if (check_marker_store(name) < 0 || setattro_while_deprecating(self, name, value) < 0) {
+        return -1;
+    }
+    return adopt_stored_marker(self);
+}
+
 /* The slot.  While no module has a deprecation table or a relocated
- * __getattr__, they cost the common store two loads and branches. */
+ * __getattr__ and pep726hook.deprecated() was never loaded, they cost the
+ * common store three loads and branches. */
 int
 hooked_setattro(PyObject *self, PyObject *name, PyObject *value)
 {
-    if (deprecations.count != 0 || relocating_count != 0) {
-        return setattro_while_deprecating(self, name, value);
+    if (deprecations.count != 0 || relocating_count != 0 || marker_type != NULL) {
+        return setattro_while_markers_exist(self, name, value);
     }
     return store_core(self, name, value);
 }
