@@ -243,28 +243,28 @@ def hook_aware_mixin(home: str, doc: str, class_for: "Callable[[type, ModuleType
             _state.deprecation_module.adopt_stored_markers(self)
 
     def __delattr__(self: ModuleType, name: str) -> None:
-        # A deprecated name: warn, put the value in the namespace, end the
-        # deprecation, delete as usual; if that fails, undo both.
+        # A deprecated name: warn, put the value in the namespace, delete as
+        # usual, then end the deprecation; if the deletion fails, take the
+        # value out again.  Meanwhile another thread's read finds the name
+        # in the namespace or in the table, never in neither.
         deprecation = _warn_deprecated(self, name) if id(self) in _deprecation_tables else None
         restored = deprecation is not None and _restore_value(self, name, deprecation[1][0])
-        if deprecation is not None:
-            _end_deprecation(deprecation, name)
         try:
             hook = hook_of(self, "__delattr__")
             if hook is not NO_HOOK:
                 hook(name)
-                return
-            try:
-                delete = super(mixin, self).__delattr__
-            except TypeError:
-                delete = _module_delattr.__get__(self)  # put back meanwhile, as above
-            delete(name)
+            else:
+                try:
+                    delete = super(mixin, self).__delattr__
+                except TypeError:
+                    delete = _module_delattr.__get__(self)  # put back meanwhile, as above
+                delete(name)
         except BaseException:
-            if deprecation is not None:
-                deprecation[0].setdefault(name, deprecation[1])
-                if restored:
-                    _unrestore_value(self, name, deprecation[1][0])
+            if restored:
+                _unrestore_value(self, name, deprecation[1][0])
             raise
+        if deprecation is not None:
+            _end_deprecation(deprecation, name)
 
     _skipped_by_warnings(__setattr__)
     _skipped_by_warnings(__delattr__)

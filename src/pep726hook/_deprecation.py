@@ -206,8 +206,8 @@ def deprecate_attribute(
     def found() -> "list[Found]":
         # Under the install lock: the value is read where it is now, so a
         # store by another thread meanwhile is neither lost nor doubled.
-        if name in namespace:
-            current = namespace[name]
+        current = namespace.get(name, _NOTHING)
+        if current is not _NOTHING:
             value = current.value if type(current) is DeprecatedValue else current
             return [(name, (value, message, category, checked_warn), current)]
         table = deprecations_of(target)

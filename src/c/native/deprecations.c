@@ -221,22 +221,50 @@ forget_all_deprecations(int release)
 
 /* ---- stores and deletions ---- */
 
-/* Remove *name* from *table* if it is there: 1 if removed, 0 if absent. */
+/* Remove *name* from *table* if its entry is still *item* (another access
+ * may have ended the deprecation, or deprecated the name anew). */
 static int
-remove_name(PyObject *table, PyObject *name)
+remove_entry(PyObject *table, PyObject *name, PyObject *item)
 {
-    if (PyDict_DelItem(table, name) == 0) {
-        return 1;
+    PyObject *current = PyDict_GetItemWithError(table, name);
+    if (current == item) {
+        return PyDict_DelItem(table, name);
     }
-    if (PyErr_ExceptionMatches(PyExc_KeyError)) {
-        PyErr_Clear();
-        return 0;
-    }
-    return -1;
+    return PyErr_Occurred() ? -1 : 0;
+}
+
+/* The table name whose store or deletion deprecated_change() is making:
+ * the same store made again through the slot meanwhile (a hook calling
+ * ModuleType.__setattr__) is the ordinary one, and does not warn twice. */
+static PyObject *changing_module = NULL;
+static PyObject *changing_name = NULL;
+
+static int
+is_changing(PyObject *module, PyObject *name)
+{
+    return module == changing_module && changing_name != NULL &&
+           PyUnicode_Compare(name, changing_name) == 0;
+}
+
+/* ordinary_setattro() with *name* marked as changing. */
+static int
+change_ordinarily(PyObject *module, PyObject *name, PyObject *value)
+{
+    PyObject *outer_module = changing_module, *outer_name = changing_name;
+    changing_module = module;
+    changing_name = name;
+    int result = ordinary_setattro(module, name, value);
+    changing_module = outer_module;
+    changing_name = outer_name;
+    return result;
 }
 
 /* The store (*value*) or deletion (NULL) of table name *name*, whose entry
- * *item* the caller holds. */
+ * *item* the caller holds: warn, then the ordinary store or deletion, and
+ * only once that succeeded does the deprecation end.  Meanwhile a reader in
+ * another thread finds the name in the namespace (the new value, or the
+ * old one put back for the deletion) or in the table (the old value), never
+ * in neither; a failure leaves the table as it was. */
 static int
 deprecated_change(PyObject *module, PyObject *table, PyObject *name, PyObject *item,
                   PyObject *value)
@@ -245,35 +273,32 @@ deprecated_change(PyObject *module, PyObject *table, PyObject *name, PyObject *i
     if (warn_for_entry(name, item, &old) < 0) {
         return -1;
     }
-    /* The deprecation ends (code run by the warning may have ended it). */
-    int removed = remove_name(table, name);
-    if (removed < 0) {
-        return -1;
-    }
     PyObject *namespace = NULL;
+    int restored = 0;
     if (value == NULL) {
-        /* What a deletion deletes: the value, back in the namespace. */
+        /* What a deletion deletes (a hook's `del globals()[name]`): the
+         * value, back in the namespace. */
         namespace = PyModule_GetDict(module);
-        if (namespace == NULL || PyDict_SetItem(namespace, name, old) < 0) {
-            namespace = NULL;
-            goto undo;
+        PyObject *there = namespace == NULL ? NULL : PyDict_SetDefault(namespace, name, old);
+        if (there == NULL) {
+            return -1;
         }
+        restored = there == old;
     }
-    if (ordinary_setattro(module, name, value) == 0) {
-        return 0;
+    if (change_ordinarily(module, name, value) == 0) {
+        /* Another thread may have stored meanwhile and ended it. */
+        return remove_entry(table, name, item);
     }
-undo:;
-    PyObject *type, *error, *tb;
-    PyErr_Fetch(&type, &error, &tb);
-    if (namespace != NULL && PyDict_GetItemWithError(namespace, name) == old &&
-        PyDict_DelItem(namespace, name) < 0) {
+    if (restored) {
+        PyObject *type, *error, *tb;
+        PyErr_Fetch(&type, &error, &tb);
+        if (PyDict_GetItemWithError(namespace, name) == old &&
+            PyDict_DelItem(namespace, name) < 0) {
+            PyErr_Clear();
+        }
         PyErr_Clear();
+        PyErr_Restore(type, error, tb);
     }
-    if (removed && PyDict_SetItem(table, name, item) < 0) {
-        PyErr_Clear();
-    }
-    PyErr_Clear();
-    PyErr_Restore(type, error, tb);
     return -1;
 }
 
@@ -281,7 +306,7 @@ int
 deprecated_setattro(PyObject *module, PyObject *name, PyObject *value)
 {
     weak_entry *entry = weak_table_find(&deprecations, module);
-    if (entry == NULL || !PyUnicode_Check(name)) {
+    if (entry == NULL || !PyUnicode_Check(name) || is_changing(module, name)) {
         return ordinary_setattro(module, name, value);
     }
     PyObject *table = entry->value;
