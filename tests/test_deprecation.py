@@ -368,12 +368,10 @@ def test_star_import_of_a_deprecated_name_in_all_warns(
 # -- when enable() runs ------------------------------------------------------------------
 
 
-def test_a_marker_assigned_after_enable_waits_for_the_next_enable(
+def test_a_marker_of_a_module_that_never_called_enable_waits_for_enable(
     route: str, load: Callable[..., Any]
 ) -> None:
-    source = (
-        "import pep726hook\npep726hook.enable(__name__)\nOld = pep726hook.deprecated(1, 'old')\n"
-    )
+    source = "import pep726hook\nOld = pep726hook.deprecated(1, 'old')\n"
     module = load(source)
     marker = vars(module)["Old"]
     assert type(marker) is pep726hook.DeprecatedValue

@@ -237,10 +237,11 @@ def hook_aware_mixin(home: str, doc: str, class_for: "Callable[[type, ModuleType
             store(name, value)
         if deprecation is not None:
             _end_deprecation(deprecation, name)
-        if marker:
-            # A deprecated() value stored through an opted-in module: it
-            # becomes a deprecation, as one assigned before enable() does.
-            _state.deprecation_module.adopt_stored_markers(self)
+        if marker or (name == "__spec__" and _state.deprecation_module is not None):
+            # A deprecated() value stored through an opted-in module becomes
+            # a deprecation, as one assigned before enable() does; __spec__
+            # starts a reload, which keeps every deprecation.
+            _state.deprecation_module.stored_through(self, name)
 
     def __delattr__(self: ModuleType, name: str) -> None:
         # A deprecated name: warn, put the value in the namespace, delete as

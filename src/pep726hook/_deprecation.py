@@ -47,6 +47,8 @@ if TYPE_CHECKING:
 else:
     ModuleType = type(sys)
 
+_ENABLE_MODULE = __name__.rpartition(".")[0] + "._enable"
+
 # id(module) -> (weak reference to the module, its table).  By id, as the
 # opted-in modules are: a module class of the library's own may define
 # __eq__ or __hash__, which a WeakKeyDictionary would run.
@@ -313,20 +315,89 @@ def remove_moved(module: ModuleType, found: "list[Found]") -> None:
     for name, _entry, moved in found:
         # Only that object itself: a store may have replaced it meanwhile.
         if moved is not _NOTHING and namespace.get(name, _NOTHING) is moved:
-            del namespace[name]
+            try:
+                del namespace[name]
+            except KeyError:
+                pass  # another thread took it out meanwhile (a failed deletion's undo)
 
 
-def adopt_stored_markers(module: ModuleType) -> None:
-    """A marker was just stored through *module*: an opted-in module deprecates it now.
+def stored_through(module: ModuleType, name: str) -> None:
+    """A marker, or ``__spec__``, was just stored through *module* as *name*.
 
     Called by the engines after the store (the module's ``__setattr__`` hook
-    or the ordinary store put it into the namespace).  A module that never
-    called ``enable()`` keeps the marker, as it keeps one its body assigns.
+    or the ordinary store made it).  An opted-in module deprecates a stored
+    marker now; a module that never called ``enable()`` keeps it, as it keeps
+    one its body assigns.  ``__spec__`` is stored by ``importlib.reload()``
+    before it runs the body again: see :func:`_deprecate_again_after_reload`.
     """
-    from ._enable import enable, is_opted_in
-
-    if is_opted_in(module):
+    # Nothing is imported here: this runs inside stores the import system
+    # makes (__spec__), also while pep726hook's own modules are imported.
+    opt_in = sys.modules.get(_ENABLE_MODULE)
+    if not _state.registered_opt_in(module) or opt_in is None:
+        return
+    enable, is_opted_in = opt_in.enable, opt_in.is_opted_in
+    if not is_opted_in(module):
+        return
+    if name == "__spec__":
+        _deprecate_again_after_reload(module)
+    else:
         enable(module)
+
+
+def _deprecate_again_after_reload(module: ModuleType) -> None:
+    """Have the body's rerun under way (``importlib.reload()``) keep every deprecation.
+
+    The body stores straight into the namespace, unseen by any engine: an
+    assignment ``Old = 1`` of a name deprecated from outside would put the
+    name back, plain.  So the loader's ``exec_module`` gets a one-call
+    wrapper, an attribute of the loader object (``module.__loader__`` stays
+    the very loader), that afterwards moves each such name back into the
+    table with its message, and every marker the body assigned.
+    """
+    namespace = _namespace(module)
+    spec = namespace.get("__spec__")
+    importlib = sys.modules.get("importlib")
+    reloading = getattr(importlib, "_RELOADING", None)
+    if not isinstance(reloading, dict) or getattr(spec, "name", None) not in reloading:
+        return  # not a reload: a __spec__ of the program's own
+    loader = getattr(spec, "loader", None)
+    own = getattr(loader, "__dict__", None)
+    if (
+        isinstance(loader, type)
+        or not isinstance(own, dict)
+        or "exec_module" in own
+        or not callable(getattr(loader, "exec_module", None))
+    ):
+        return  # a class as loader (shared), no exec_module, or armed already
+    original = loader.exec_module
+
+    def exec_module(target: ModuleType) -> None:
+        own.pop("exec_module", None)
+        try:
+            original(target)
+        finally:
+            if target is module:
+                _deprecate_reassigned(module)
+
+    own["exec_module"] = exec_module
+
+
+def _deprecate_reassigned(module: ModuleType) -> None:
+    """Deprecate again each table name the body assigned anew, and its markers."""
+    from ._enable import deprecate_names
+
+    namespace = _namespace(module)
+
+    def found() -> "list[Found]":
+        table = deprecations_of(module) or {}
+        again = []
+        for name, entry in list(table.items()):
+            value = namespace.get(name, _NOTHING)
+            if value is not _NOTHING and type(value) is not DeprecatedValue:
+                again.append((name, (value,) + tuple(entry[1:]), value))
+        return again  # type: ignore[return-value]
+
+    deprecate_names(module, found)
 
 
 # The engines' stores recognise markers from now on.  The class engine looks
@@ -336,4 +407,4 @@ _state.marker_type = DeprecatedValue
 _state.deprecation_module = sys.modules[__name__]
 _native_module = sys.modules.get(__name__.rpartition(".")[0] + "._native")
 if _native_module is not None:
-    _native_module.watch_markers(DeprecatedValue, adopt_stored_markers)
+    _native_module.watch_markers(DeprecatedValue, stored_through)

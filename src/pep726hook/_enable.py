@@ -72,6 +72,7 @@ def enable(module: "str | ModuleType") -> "ModuleType":
     if not markers and is_opted_in(target):
         return target
     _opt_in(target, deprecation, None)
+    _enable_again_after_import(target)
     return target
 
 
@@ -125,6 +126,56 @@ def _opt_in(
         warn_never_failing(
             f"pep726hook.enable(): {refused_variable}; using the 'auto' engine", stacklevel=3
         )
+
+
+def _enable_again_after_import(module: "ModuleType") -> None:
+    """Have *module*'s import under way end with another ``enable()`` if needed.
+
+    A module body stores straight into the namespace, unseen by any engine:
+    ``Old = deprecated(...)`` after ``enable()`` would stay there, a marker.
+    The import system stores ``__spec__._initializing = False`` once the body
+    has run; for that one store *module*'s spec gets a class whose
+    ``__setattr__`` then calls ``enable()`` if the namespace holds markers.
+    A spec of another class than importlib's own, or no import under way (a
+    reload, or a call after the import), is left alone.
+    """
+    namespace = vars(type(sys))["__dict__"].__get__(module)
+    spec = None if namespace is None else namespace.get("__spec__")
+    cls = type(spec)
+    if (
+        cls.__name__ != "ModuleSpec"
+        or cls.__module__ not in ("importlib._bootstrap", "_frozen_importlib")
+        or getattr(spec, "_initializing", False) is not True
+    ):
+        return
+    watcher = _spec_watchers.get(cls)
+    if watcher is None:
+        watcher = _spec_watchers[cls] = _make_spec_watcher(cls)
+    object.__setattr__(spec, "__class__", watcher)
+
+
+def _make_spec_watcher(base: type) -> type:
+    def __setattr__(self: "Any", name: str, value: object) -> None:
+        base.__setattr__(self, name, value)
+        if name == "_initializing" and not value:
+            object.__setattr__(self, "__class__", base)
+            deprecation = sys.modules.get(_DEPRECATION_MODULE)
+            module = sys.modules.get(self.name)
+            if (
+                deprecation is not None
+                and is_module(module)
+                and deprecation.markers_in(module)
+            ):
+                enable(module)
+
+    namespace = {"__setattr__": __setattr__, "__slots__": (), "__module__": base.__module__}
+    watcher: type = type(base.__name__, (base,), namespace)
+    watcher.__qualname__ = base.__qualname__
+    return watcher
+
+
+# importlib's ModuleSpec class -> its subclass that watches for the end of an import.
+_spec_watchers: "dict[type, type]" = {}
 
 
 def module_named(module: "str | ModuleType", caller: str) -> "ModuleType":

@@ -38,7 +38,7 @@ else:
             # through a module become deprecations (see _deprecation).
             _native.watch_markers(
                 _state.deprecation_module.DeprecatedValue,
-                _state.deprecation_module.adopt_stored_markers,
+                _state.deprecation_module.stored_through,
             )
 
 

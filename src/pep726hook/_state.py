@@ -86,7 +86,7 @@ _opted_in: "dict[int, Any]" = {}
 deprecation_tables: "dict[int, tuple[Any, dict[str, tuple[Any, ...]]]]" = {}
 # Set by _deprecation once it is loaded: the class of pep726hook.deprecated()'s
 # markers, for the class engine's stores to recognise them, and that module,
-# whose adopt_stored_marker() makes a marker stored through a module a
+# whose stored_through() makes a marker stored through a module a
 # deprecation.  None before: a process without deprecations stores no marker.
 marker_type: "type | None" = None
 deprecation_module: "Any" = None

@@ -90,7 +90,7 @@ warn_for_entry(PyObject *name, PyObject *item, PyObject **value)
 /* ---- markers stored through a module ---- */
 
 PyTypeObject *marker_type = NULL;
-/* pep726hook._deprecation.adopt_stored_markers (a strong reference). */
+/* pep726hook._deprecation.stored_through (a strong reference). */
 static PyObject *adopt_markers = NULL;
 
 int
@@ -145,14 +145,21 @@ check_marker_store(PyObject *name)
 }
 
 int
-adopt_stored_marker(PyObject *module)
+is_spec_name(PyObject *name)
+{
+    return PyUnicode_Check(name) && is_dunder_name(name) &&
+           PyUnicode_CompareWithASCIIString(name, "__spec__") == 0;
+}
+
+int
+report_store(PyObject *module, PyObject *name)
 {
     PyObject *adopt = adopt_markers;
     if (adopt == NULL) {
         return 0;
     }
     Py_INCREF(adopt);
-    PyObject *result = PyObject_CallFunctionObjArgs(adopt, module, NULL);
+    PyObject *result = PyObject_CallFunctionObjArgs(adopt, module, name, NULL);
     Py_DECREF(adopt);
     if (result == NULL) {
         return -1;

@@ -153,8 +153,9 @@ native_set_deprecations(PyObject *module, PyObject *const *args, Py_ssize_t narg
 
 PyDoc_STRVAR(watch_markers_doc,
 "watch_markers(marker_type, adopt)\n--\n\n"
-"From now on, a store of a *marker_type* instance through a module calls\n"
-"adopt(module) once stored (a dunder name is a ValueError before it).\n"
+"From now on, a store of a *marker_type* instance or of __spec__ through a\n"
+"module calls adopt(module, name) once stored (a marker under a dunder name\n"
+"is a ValueError before it).\n"
 "Ignored outside the main interpreter.");
 
 static PyObject *

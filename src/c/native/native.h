@@ -345,9 +345,11 @@ NATIVE_INTERNAL int watch_markers(PyObject *type, PyObject *adopt);
 /* The store slot's part for a marker *value* stored as *name*: refuse a
  * dunder name before anything changes; else 0, and the caller stores. */
 NATIVE_INTERNAL int check_marker_store(PyObject *name);
-/* After a marker was stored through *module*: hand the module to
- * adopt_stored_markers() of pep726hook._deprecation. */
-NATIVE_INTERNAL int adopt_stored_marker(PyObject *module);
+/* After a marker or __spec__ was stored through *module* as *name*: hand
+ * both to stored_through() of pep726hook._deprecation. */
+NATIVE_INTERNAL int report_store(PyObject *module, PyObject *name);
+/* Whether *name* is "__spec__". */
+NATIVE_INTERNAL int is_spec_name(PyObject *name);
 /* The runtime is gone (release 0) or the patch is undone: drop the marker class. */
 NATIVE_INTERNAL void forget_markers(int release);
 /* The read slot wrapper (deprecated_reads.c): in, and out again (never

@@ -303,17 +303,22 @@ setattro_while_deprecating(PyObject *self, PyObject *name, PyObject *value)
 }
 
 /* A store while deprecated() markers exist (deprecations.c): a marker
- * stored through a module becomes a deprecation once stored. */
+ * stored through a module becomes a deprecation once stored, and the store
+ * of __spec__ that starts importlib.reload() is reported (deprecations.c). */
 static Py_NO_INLINE int
 setattro_while_markers_exist(PyObject *self, PyObject *name, PyObject *value)
 {
-    if (value == NULL || Py_TYPE(value) != marker_type) {
-        return setattro_while_deprecating(self, name, value);
-    }
-    if (check_marker_store(name) < 0 || setattro_while_deprecating(self, name, value) < 0) {
+    int marker = value != NULL && Py_TYPE(value) == marker_type;
+    if (marker && check_marker_store(name) < 0) {
         return -1;
     }
-    return adopt_stored_marker(self);
+    if (setattro_while_deprecating(self, name, value) < 0) {
+        return -1;
+    }
+    if (marker || (value != NULL && is_spec_name(name))) {
+        return report_store(self, name);
+    }
+    return 0;
 }
 
 /* The slot.  While no module has a deprecation table or a relocated
