@@ -109,7 +109,7 @@ def outcome(action: Callable[[], object]) -> tuple[str, object]:
     """What *action* gives: ("value", value) or ("error", (type, message))."""
     try:
         return ("value", action())
-    except Exception as error:  # noqa: BLE001 - the very point is to compare any outcome
+    except Exception as error:
         return ("error", (type(error), str(error)))
 
 
@@ -142,14 +142,16 @@ def test_missing_names_call_getattr_once_with_the_name(opt_in_engine: str) -> No
 def test_errors_are_those_of_plain_pep_562(opt_in_engine: str) -> None:
     module, plain = both()
     for name in ("absent", "boom"):
-        assert outcome(lambda: getattr(module, name)) == outcome(lambda: getattr(plain, name))
+        assert outcome(lambda n=name: getattr(module, n)) == outcome(
+            lambda n=name: getattr(plain, n)
+        )
     assert module.calls == plain.calls == ["absent", "boom"]
 
 
 def test_an_error_from_getattr_propagates_unchanged(opt_in_engine: str) -> None:
     module = make_module(LAZY)
     with pytest.raises(KeyError, match="boom") as info:
-        module.boom
+        _ = module.boom
     assert info.value.args == ("boom",)
 
 
@@ -167,11 +169,13 @@ def test_module_without_getattr_is_left_alone(opt_in_engine: str) -> None:
     module = make_module("x = 1\n")
     assert module.x == 1
     with pytest.raises(AttributeError, match=f"module '{module.__name__}' has no attribute 'y'"):
-        module.y
+        _ = module.y
     assert not hasattr(module, "y")
 
 
-def test_getattr_defined_after_enable_in_the_body(opt_in_engine: str, write_module: WriteModule) -> None:
+def test_getattr_defined_after_enable_in_the_body(
+    opt_in_engine: str, write_module: WriteModule
+) -> None:
     write_module(
         "getattr_after_enable",
         """
@@ -189,7 +193,7 @@ def test_getattr_defined_after_enable_in_the_body(opt_in_engine: str, write_modu
     assert module.present == 1
     assert module.lazy == "lazy value"
     with pytest.raises(AttributeError):
-        module.absent
+        _ = module.absent
     assert module.__getattr__("lazy") == "lazy value"
 
 
@@ -272,7 +276,7 @@ def test_own_hooks_run_first_for_stores_and_deletions_of_getattr(opt_in_engine: 
     del module.__getattr__
     assert module.log[-1] == ("del", "__getattr__")
     with pytest.raises(AttributeError, match="has no attribute 'lazy'"):
-        module.lazy
+        _ = module.lazy
 
 
 def test_a_delattr_hook_refusing_the_deletion_keeps_getattr(opt_in_engine: str) -> None:
@@ -302,7 +306,7 @@ def test_deprecated_names_are_served_after_getattr(opt_in_engine: str) -> None:
     assert module.calls == ["Old"]
     assert module.lazy.n == 42
     with pytest.raises(AttributeError):
-        module.absent
+        _ = module.absent
 
 
 def test_getattr_answering_a_deprecated_name_wins(opt_in_engine: str) -> None:
@@ -341,7 +345,7 @@ def test_module_with_its_own_class(opt_in_engine: str) -> None:
     # A getter raising AttributeError falls through to __getattr__, as in
     # CPython's own slot, and runs once.
     with pytest.raises(AttributeError, match="failing"):
-        module.failing
+        _ = module.failing
     assert OwnModule.getter_calls == 2
     assert module.calls == ["lazy", "failing"]
 
@@ -375,7 +379,9 @@ def test_reload_reruns_the_body_and_its_getattr_wins(
     assert module.present == 1
 
 
-def test_values_pickle_by_reference_to_the_module(opt_in_engine: str, write_module: WriteModule) -> None:
+def test_values_pickle_by_reference_to_the_module(
+    opt_in_engine: str, write_module: WriteModule
+) -> None:
     write_module(
         "pickled_getattr",
         """
@@ -427,7 +433,9 @@ def test_mock_patch_of_present_and_lazy_names(opt_in_engine: str) -> None:
     assert module.lazy.n == 42
 
 
-def test_threads_read_while_another_stores_getattr(opt_in_engine: str, busy_switching: None) -> None:
+def test_threads_read_while_another_stores_getattr(
+    opt_in_engine: str, busy_switching: None
+) -> None:
     module = make_module(LAZY)
     first = module.__getattr__
 
@@ -444,7 +452,7 @@ def test_threads_read_while_another_stores_getattr(opt_in_engine: str, busy_swit
                     problems.append(value)
                 if module.present != "present":
                     problems.append(module.present)
-            except Exception as error:  # noqa: BLE001 - any error is a problem
+            except Exception as error:
                 problems.append(error)
 
     def writer() -> None:
@@ -457,7 +465,9 @@ def test_threads_read_while_another_stores_getattr(opt_in_engine: str, busy_swit
                 setattr(module, "__getattr__", first)
         stop.set()
 
-    threads = [threading.Thread(target=reader) for _ in range(3)] + [threading.Thread(target=writer)]
+    threads = [threading.Thread(target=reader) for _ in range(3)] + [
+        threading.Thread(target=writer)
+    ]
     for thread in threads:
         thread.start()
     join_or_fail(threads)
@@ -524,7 +534,7 @@ def __getattr__(name):
         target.module_itself = target
         assert target.lazy == "last lazy"
         with pytest.raises(AttributeError, match="has no attribute 'lazy'"):
-            target.lazy
+            _ = target.lazy
 
 
 def test_enable_is_idempotent_and_safe_on_any_module(opt_in_engine: str) -> None:
@@ -538,3 +548,27 @@ def test_enable_is_idempotent_and_safe_on_any_module(opt_in_engine: str) -> None
     own = make_module(LAZY, cls=OwnModule)
     assert pep726hook.enable(own) is own
     assert own.lazy.n == 42
+
+
+def test_a_failing_getter_of_a_deprecating_module_runs_once(opt_in_engine: str) -> None:
+    source = "import pep726hook\nOld = pep726hook.deprecated(1, 'Old is deprecated')\n"
+    OwnModule.getter_calls = 0
+    module = make_module(source, cls=OwnModule)
+    plain = make_module(source, enable=False, cls=OwnModule, name=module.__name__)
+    OwnModule.getter_calls = 0
+    got = outcome(lambda: module.failing)
+    assert OwnModule.getter_calls == 1
+    assert got == outcome(lambda: plain.failing)
+    assert got == (
+        "error",
+        (AttributeError, f"module '{module.__name__}' has no attribute 'failing'"),
+    )
+    errors = []
+    for target in (module, plain):
+        try:
+            _ = target.failing
+        except AttributeError as error:
+            errors.append((getattr(error, "name", None), getattr(error, "obj", None) is target))
+    assert errors[0] == errors[1]
+    with pytest.warns(DeprecationWarning):
+        assert module.Old == 1

@@ -204,10 +204,46 @@ def test_a_subclass_getter_runs_once_while_the_read_slot_is_wrapped() -> None:
     CountingModule.calls = 0
     module = CountingModule("counting")
     with pytest.raises(AttributeError):
-        module.failing
+        _ = module.failing
     assert CountingModule.calls == 1
     assert not hasattr(module, "failing")
     assert CountingModule.calls == 2
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         assert deprecating.Old == 1
+
+
+class ReadsItself(types.ModuleType):
+    """A module class with a Python __getattr__ of its own, asked after PEP 562's."""
+
+    def __getattr__(self, name: str) -> str:
+        if name == "from_class":
+            return "class answer"
+        raise AttributeError(name)
+
+
+@pytest.mark.parametrize("when", ["before enable", "after enable"])
+def test_a_class_with_its_own_getattr_keeps_pep_562_first(when: str) -> None:
+    if when == "before enable":
+        module = module_from(SOURCE, cls=ReadsItself)
+    else:
+        module = module_from(SOURCE)
+        assert module.lazy == "lazy value"
+        module.__class__ = ReadsItself
+    assert module.lazy == "lazy value"
+    assert module.from_class == "class answer"
+    assert "__getattr__" in vars(module)
+
+
+def test_other_modules_read_and_miss_as_before_while_the_slot_is_wrapped() -> None:
+    module_from()
+    other = module_from(SOURCE, enable=False)
+    bare = module_from("present = 1\n", enable=False)
+    for target in (other, bare):
+        assert target.present == 1
+        assert getattr(target, "absent", "default") == "default"
+        assert not hasattr(target, "absent")
+        with pytest.raises(AttributeError, match=f"module '{target.__name__}' has no attribute"):
+            _ = target.absent
+    assert other.lazy == "lazy value"
+    assert "__getattr__" in vars(other)

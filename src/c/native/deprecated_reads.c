@@ -460,6 +460,12 @@ release_getattro_wrapper(void)
 }
 
 int
+reads_through_wrapper(PyTypeObject *type)
+{
+    return getattro_wrapped && type->tp_getattro == deprecating_getattro;
+}
+
+int
 getattro_is_wrapped(void)
 {
     return getattro_wrapped;

@@ -238,6 +238,7 @@ typedef struct {
     PyObject *module; /* borrowed: the weak reference's callback removes it */
     PyObject *ref;    /* owned weak reference to module */
     PyObject *value;  /* owned, or NULL */
+    unsigned int flags; /* the owner table's own use; 0 for a new entry */
 } weak_entry;
 
 typedef struct {
@@ -300,6 +301,11 @@ NATIVE_INTERNAL void forget_all_opt_ins(int release);
  * read slot is wrapped for it), or the function moved out of its namespace.
  * relocating_count counts the entries with a value. */
 NATIVE_INTERNAL extern Py_ssize_t relocating_count;
+/* Flags of an opt_ins entry (3.12+): the namespace may hold '__getattr__'
+ * (set by the dict watcher, cleared by a look), and the namespace is not
+ * watched (look every time). */
+#define NAMESPACE_MAY_HOLD_GETATTR 1u
+#define NAMESPACE_UNWATCHED 2u
 NATIVE_INTERNAL extern PyObject *relocation_marker;
 /* opt_in(): start relocating *module*'s __getattr__ (now, or once it has one). */
 NATIVE_INTERNAL int track_module_getattr(PyObject *module);
@@ -361,6 +367,9 @@ NATIVE_INTERNAL void unwrap_getattro(int release);
  * relocated __getattr__). */
 NATIVE_INTERNAL void release_getattro_wrapper(void);
 NATIVE_INTERNAL int give_wrapper_to(PyTypeObject *type);
+/* Whether reads of *type*'s instances reach the wrapper (not a class with
+ * a Python __getattr__/__getattribute__ of its own). */
+NATIVE_INTERNAL int reads_through_wrapper(PyTypeObject *type);
 /* Forget every table and take the read slot wrapper out.  *release* as for
  * weak_table_clear(). */
 NATIVE_INTERNAL void forget_all_deprecations(int release);

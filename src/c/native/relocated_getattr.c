@@ -57,6 +57,15 @@ relocated_getattr(PyObject *module, int *error)
     if (entry == NULL) {
         return NULL;
     }
+#  if HOOKLESS_CACHE
+    /* The watcher tells when a __getattr__ may have been stored: no
+     * lookup on the reads in between. */
+    if (!(entry->flags & (NAMESPACE_MAY_HOLD_GETATTR | NAMESPACE_UNWATCHED))) {
+        return entry->value == relocation_marker ? NULL : entry->value;
+    }
+    /* Cleared first: a store the lookup's code makes sets it again. */
+    entry->flags &= ~NAMESPACE_MAY_HOLD_GETATTR;
+#  endif
     PyObject *dict = namespace_of(module);
     PyObject *found = dict == NULL ? NULL : PyDict_GetItemWithError(dict, getattr_key);
     if (found == NULL) {
@@ -65,6 +74,13 @@ relocated_getattr(PyObject *module, int *error)
             return NULL;
         }
         return entry->value == relocation_marker ? NULL : entry->value;
+    }
+    if (!reads_through_wrapper(Py_TYPE(module))) {
+        /* A class with a read slot of its own (a Python __getattr__ or
+         * __getattribute__) reads through ModuleType.__getattribute__, the
+         * original slot, which only finds the function in the namespace;
+         * such a class is never specialised anyway. */
+        return NULL;
     }
     Py_INCREF(found);
     if (PyDict_DelItem(dict, getattr_key) < 0) {
@@ -167,8 +183,9 @@ getattr_watch_callback(PyDict_WatchEvent event, PyObject *dict, PyObject *key,
     PyErr_Fetch(&type, &value, &tb);
     for (size_t i = 0; i < opt_ins.capacity; i++) {
         PyObject *module = opt_ins.entries[i].module;
-        if (module != NULL && opt_ins.entries[i].value == NULL && namespace_of(module) == dict) {
-            if (start_relocating(module) < 0) {
+        if (module != NULL && namespace_of(module) == dict) {
+            opt_ins.entries[i].flags |= NAMESPACE_MAY_HOLD_GETATTR;
+            if (opt_ins.entries[i].value == NULL && start_relocating(module) < 0) {
                 PyErr_Clear();
             }
             break;
@@ -239,7 +256,13 @@ track_module_getattr(PyObject *module)
                 }
             }
             /* Watched first: a __getattr__ stored from now on is seen. */
-            int has = watch_for_getattr(dict) ? PyDict_Contains(dict, getattr_key) : 1;
+            int watched = watch_for_getattr(dict);
+            entry = weak_table_find(&opt_ins, module);
+            if (entry == NULL) {
+                return 0;
+            }
+            entry->flags |= watched ? NAMESPACE_MAY_HOLD_GETATTR : NAMESPACE_UNWATCHED;
+            int has = watched ? PyDict_Contains(dict, getattr_key) : 1;
             if (has <= 0) {
                 return has;
             }

@@ -296,8 +296,12 @@ setattro_while_deprecating(PyObject *self, PyObject *name, PyObject *value)
         weak_table_find(&opt_ins, self) != NULL) {
         /* `module.__class__ = Own`, Own created since the read slot was
          * wrapped: give Own the wrapper, or the held __getattr__ would be
-         * out of reach. */
-        return give_wrapper_to(Py_TYPE(self));
+         * out of reach; a class with a read slot of its own gets the
+         * function back in the namespace. */
+        if (give_wrapper_to(Py_TYPE(self)) < 0) {
+            return -1;
+        }
+        return reads_through_wrapper(Py_TYPE(self)) ? 0 : return_relocated_getattr(self);
     }
     return result;
 }
@@ -321,13 +325,17 @@ setattro_while_markers_exist(PyObject *self, PyObject *name, PyObject *value)
     return 0;
 }
 
-/* The slot.  While no module has a deprecation table or a relocated
- * __getattr__ and pep726hook.deprecated() was never loaded, they cost the
- * common store three loads and branches. */
+/* The slot.  While no module has a deprecation table or (3.11-3.14) a
+ * relocated __getattr__, and pep726hook.deprecated() was never loaded, they
+ * cost the common store a load and a branch each. */
 int
 hooked_setattro(PyObject *self, PyObject *name, PyObject *value)
 {
+#if RELOCATE_GETATTR
     if (deprecations.count != 0 || relocating_count != 0 || marker_type != NULL) {
+#else
+    if (deprecations.count != 0 || marker_type != NULL) {
+#endif
         return setattro_while_markers_exist(self, name, value);
     }
     return store_core(self, name, value);
