@@ -11,6 +11,7 @@ for one opted in while the process-wide hook is on as well.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import inspect
 import os
@@ -567,10 +568,8 @@ def test_a_reader_sees_the_old_or_the_new_value_while_a_deprecated_name_is_store
         return True
 
     def fail_to_delete() -> bool:
-        try:
+        with contextlib.suppress(RuntimeError):
             del module.value
-        except RuntimeError:
-            pass
         return True
 
     with warnings.catch_warnings():

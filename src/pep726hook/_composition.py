@@ -291,7 +291,7 @@ def hook_aware_mixin(home: str, doc: str, class_for: "Callable[[type, ModuleType
                     delete = _module_delattr.__get__(self)  # put back meanwhile, as above
                 delete(name)
         except BaseException:
-            if restored:
+            if restored and deprecation is not None:
                 _unrestore_value(self, name, deprecation[1][0])
             raise
         if deprecation is not None:

@@ -233,8 +233,7 @@ def _import_submodule(namespace: "dict[str, Any]", name: str, caller: str) -> No
     package = namespace.get("__name__")
     if "__path__" not in namespace or not isinstance(package, str):
         raise AttributeError(
-            f"{caller}: module {package!r} has no attribute {name!r} in its namespace "
-            "to deprecate"
+            f"{caller}: module {package!r} has no attribute {name!r} in its namespace to deprecate"
         )
     import importlib
 
@@ -252,6 +251,7 @@ def _import_submodule(namespace: "dict[str, Any]", name: str, caller: str) -> No
 
 # What a Found names for removal from the namespace when nothing is there.
 _NOTHING: "Any" = object()
+
 
 def check_name(name: str, caller: str) -> None:
     """Refuse a dunder *name*: the interpreter and the import system read those themselves."""
@@ -274,7 +274,7 @@ def markers_in(module: ModuleType) -> "list[Found]":
 
     Raises ValueError, before anything changes, for a marker under a dunder name.
     """
-    found = [
+    found: list[Found] = [
         (name, value.entry(), value)
         for name, value in list(_namespace(module).items())
         if type(value) is DeprecatedValue
@@ -315,10 +315,8 @@ def remove_moved(module: ModuleType, found: "list[Found]") -> None:
     for name, _entry, moved in found:
         # Only that object itself: a store may have replaced it meanwhile.
         if moved is not _NOTHING and namespace.get(name, _NOTHING) is moved:
-            try:
-                del namespace[name]
-            except KeyError:
-                pass  # another thread took it out meanwhile (a failed deletion's undo)
+            # Another thread may take it out meanwhile (a failed deletion's undo).
+            namespace.pop(name, None)
 
 
 def stored_through(module: ModuleType, name: str) -> None:
@@ -360,7 +358,7 @@ def _deprecate_again_after_reload(module: ModuleType) -> None:
     reloading = getattr(importlib, "_RELOADING", None)
     if not isinstance(reloading, dict) or getattr(spec, "name", None) not in reloading:
         return  # not a reload: a __spec__ of the program's own
-    loader = getattr(spec, "loader", None)
+    loader: Any = getattr(spec, "loader", None)
     own = getattr(loader, "__dict__", None)
     if (
         isinstance(loader, type)
@@ -390,12 +388,12 @@ def _deprecate_reassigned(module: ModuleType) -> None:
 
     def found() -> "list[Found]":
         table = deprecations_of(module) or {}
-        again = []
+        again: list[Any] = []
         for name, entry in list(table.items()):
             value = namespace.get(name, _NOTHING)
             if value is not _NOTHING and type(value) is not DeprecatedValue:
-                again.append((name, (value,) + tuple(entry[1:]), value))
-        return again  # type: ignore[return-value]
+                again.append((name, (value, *entry[1:]), value))
+        return again
 
     deprecate_names(module, found)
 

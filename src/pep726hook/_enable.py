@@ -76,9 +76,7 @@ def enable(module: "str | ModuleType") -> "ModuleType":
     return target
 
 
-def deprecate_names(
-    target: "ModuleType", found: "Callable[[], list[Found]]"
-) -> None:
+def deprecate_names(target: "ModuleType", found: "Callable[[], list[Found]]") -> None:
     """Opt *target* in as :func:`enable` does, and deprecate what *found* returns too.
 
     *found* runs under the install lock (it reads the values where they are
@@ -151,21 +149,19 @@ def _enable_again_after_import(module: "ModuleType") -> None:
     watcher = _spec_watchers.get(cls)
     if watcher is None:
         watcher = _spec_watchers[cls] = _make_spec_watcher(cls)
-    object.__setattr__(spec, "__class__", watcher)
+    set_class(spec, "__class__", watcher)
 
 
 def _make_spec_watcher(base: type) -> type:
+    store: Any = base.__setattr__
+
     def __setattr__(self: "Any", name: str, value: object) -> None:
-        base.__setattr__(self, name, value)
+        store(self, name, value)
         if name == "_initializing" and not value:
-            object.__setattr__(self, "__class__", base)
+            set_class(self, "__class__", base)
             deprecation = sys.modules.get(_DEPRECATION_MODULE)
             module = sys.modules.get(self.name)
-            if (
-                deprecation is not None
-                and is_module(module)
-                and deprecation.markers_in(module)
-            ):
+            if deprecation is not None and is_module(module) and deprecation.markers_in(module):
                 enable(module)
 
     namespace = {"__setattr__": __setattr__, "__slots__": (), "__module__": base.__module__}
@@ -174,6 +170,8 @@ def _make_spec_watcher(base: type) -> type:
     return watcher
 
 
+# object.__setattr__, typed loosely: it changes the class of a spec.
+set_class: "Any" = object.__setattr__
 # importlib's ModuleSpec class -> its subclass that watches for the end of an import.
 _spec_watchers: "dict[type, type]" = {}
 

@@ -10,6 +10,8 @@ specialised fast path because module classes stay unchanged.
 Design and limits: https://github.com/pep726hook/pep726hook/blob/main/docs/native-engine.md
 """
 
+import sys
+
 from ._compat import IMPLEMENTATION, NATIVE_ENGINE_IS_BUILT
 
 TYPE_CHECKING = False
@@ -31,15 +33,11 @@ else:
         _native_error = _error
     else:
         _native_error = None
-        from . import _state
-
-        if _state.deprecation_module is not None:
+        _deprecation = sys.modules.get(__name__.rpartition(".")[0] + "._deprecation")
+        if _deprecation is not None:
             # pep726hook.deprecated() was loaded first: its markers stored
             # through a module become deprecations (see _deprecation).
-            _native.watch_markers(
-                _state.deprecation_module.DeprecatedValue,
-                _state.deprecation_module.stored_through,
-            )
+            _native.watch_markers(_deprecation.DeprecatedValue, _deprecation.stored_through)
 
 
 def unavailable_reason() -> "str | None":
