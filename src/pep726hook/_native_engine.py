@@ -34,9 +34,10 @@ else:
     else:
         _native_error = None
         _deprecation = sys.modules.get(__name__.rpartition(".")[0] + "._deprecation")
-        if _deprecation is not None:
-            # pep726hook.deprecated() was loaded first: its markers stored
-            # through a module become deprecations (see _deprecation).
+        # pep726hook.deprecated() was loaded first: its markers stored through
+        # a module become deprecations.  One still being imported (it loads
+        # _state, which may load this module) does this itself at its end.
+        if _deprecation is not None and "stored_through" in vars(_deprecation):
             _native.watch_markers(_deprecation.DeprecatedValue, _deprecation.stored_through)
 
 
