@@ -214,9 +214,14 @@ def _restore_value(module: ModuleType, name: str, value: object) -> bool:
 
 
 def _unrestore_value(module: ModuleType, name: str, value: object) -> None:
+    # No dict operation removes a key only if it holds a given value: another
+    # thread (free-threaded builds) may store between the check and the
+    # removal, and what it stored goes back rather than being lost.
     namespace = namespace_of(module)
     if namespace.get(name, namespace) is value:
-        del namespace[name]
+        taken = namespace.pop(name, namespace)
+        if taken is not value and taken is not namespace:
+            namespace.setdefault(name, taken)
 
 
 def hook_aware_mixin(home: str, doc: str, class_for: "Callable[[type, ModuleType], type]") -> type:
@@ -330,6 +335,11 @@ def deprecating_mixin(opted_in: type, home: str, qualname: str, doc: str) -> typ
             except AttributeError:
                 deprecation = _deprecation_entry(self, name)
                 if deprecation is None:
+                    # Another thread may have stored the name meanwhile,
+                    # ending its deprecation: the namespace has it then.
+                    stored = namespace_of(self).get(name, NO_HOOK)
+                    if stored is not NO_HOOK:
+                        return stored
                     raise  # the module's own error, as it raised it
         else:
             deprecation = _deprecation_entry(self, name)

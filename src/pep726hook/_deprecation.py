@@ -315,8 +315,11 @@ def remove_moved(module: ModuleType, found: "list[Found]") -> None:
     for name, _entry, moved in found:
         # Only that object itself: a store may have replaced it meanwhile.
         if moved is not _NOTHING and namespace.get(name, _NOTHING) is moved:
-            # Another thread may take it out meanwhile (a failed deletion's undo).
-            namespace.pop(name, None)
+            # Another thread may store meanwhile (free-threaded builds): what
+            # it stored goes back rather than being lost.
+            taken = namespace.pop(name, _NOTHING)
+            if taken is not moved and taken is not _NOTHING:
+                namespace.setdefault(name, taken)
 
 
 def stored_through(module: ModuleType, name: str) -> None:
