@@ -231,14 +231,16 @@ deprecating_module_read(weak_entry *entry, PyObject *self, PyObject *name)
  * Only reads the specialiser leaves to the slot get here: getattr(),
  * hasattr(), `from m import x`, first executions of a line, misses. */
 static Py_NO_INLINE PyObject *
-relocating_module_read(PyObject *self, PyObject *name)
+relocating_module_read(weak_entry *opted, PyObject *self, PyObject *name)
 {
     int error = 0;
     /* A __getattr__ back in the namespace (globals(), reload()) wins and
      * moves out again, so that the next reads specialise. */
-    (void)relocated_getattr(self, &error);
-    if (error) {
-        return NULL;
+    if (namespace_needs_look(opted)) {
+        (void)relocated_getattr(self, &error);
+        if (error) {
+            return NULL;
+        }
     }
     PyObject *result;
     int exact = Py_TYPE(self) == &PyModule_Type;
@@ -264,7 +266,14 @@ relocating_module_read(PyObject *self, PyObject *name)
     if (!exact) {
         PyErr_Fetch(&type, &value, &tb);
     }
-    PyObject *function = relocated_getattr(self, &error);
+    opted = weak_table_find(&opt_ins, self);
+    PyObject *function = NULL;
+    if (opted != NULL && namespace_needs_look(opted)) {
+        function = relocated_getattr(self, &error);
+    }
+    else if (opted != NULL && opted->value != relocation_marker) {
+        function = opted->value;
+    }
     if (error) {
         Py_XDECREF(type);
         Py_XDECREF(value);
@@ -318,7 +327,7 @@ deprecating_getattro(PyObject *self, PyObject *name)
     if (relocating_count != 0) {
         weak_entry *opted = weak_table_find(&opt_ins, self);
         if (opted != NULL && opted->value != NULL) {
-            return relocating_module_read(self, name);
+            return relocating_module_read(opted, self, name);
         }
     }
 #endif
