@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import importlib.machinery
 import inspect
 import os
 import sys
@@ -317,6 +318,30 @@ def test_reload_keeps_a_deprecation_made_by_the_body(load: Callable[..., Any]) -
         assert module.value == 3
     assert "value" not in vars(module)
     assert [str(w.message) for w in caught] == ["inmod.value is deprecated"]
+
+
+@pytest.mark.usefixtures("route")
+def test_reload_keeps_markers_assigned_after_enable(load: Callable[..., Any]) -> None:
+    source = LIBRARY + "After = pep726hook.deprecated(9, 'After is deprecated')\n"
+    module = load(source, name="aftmod")
+    assert importlib.reload(module) is module
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert module.After == 9
+        assert module.Old is module.New
+    assert "After" not in vars(module) and "Old" not in vars(module)
+    assert [str(w.message) for w in caught] == ["After is deprecated", "Old is deprecated"]
+
+
+@pytest.mark.usefixtures("route")
+def test_the_spec_and_the_loader_are_left_as_they_were(load: Callable[..., Any]) -> None:
+    module = load(LIBRARY + "After = pep726hook.deprecated(9, 'After is deprecated')\n")
+    spec_class = type(module.__spec__)
+    assert spec_class is importlib.machinery.ModuleSpec
+    importlib.reload(module)
+    assert type(module.__spec__) is spec_class
+    assert "exec_module" not in vars(module.__spec__.loader)
+    assert module.__loader__ is module.__spec__.loader
 
 
 # -- bad input ------------------------------------------------------------------------------
