@@ -218,10 +218,11 @@ def _unrestore_value(module: ModuleType, name: str, value: object) -> None:
     # thread (free-threaded builds) may store between the check and the
     # removal, and what it stored goes back rather than being lost.
     namespace = namespace_of(module)
-    if namespace.get(name, namespace) is value:
-        taken = namespace.pop(name, namespace)
-        if taken is not value and taken is not namespace:
-            namespace.setdefault(name, taken)
+    with _state.namespace_lock:  # lock rule 6: a reader never sees it gone
+        if namespace.get(name, namespace) is value:
+            taken = namespace.pop(name, namespace)
+            if taken is not value and taken is not namespace:
+                namespace.setdefault(name, taken)
 
 
 def hook_aware_mixin(home: str, doc: str, class_for: "Callable[[type, ModuleType], type]") -> type:
@@ -327,6 +328,17 @@ def deprecating_mixin(opted_in: type, home: str, qualname: str, doc: str) -> typ
     ``ModuleType`` orders its own miss path.  Pickled as *qualname* of *home*.
     """
 
+    def second_look(self: ModuleType, name: str) -> "Any":
+        # The namespace missed, then the table: another thread may have
+        # stored the name meanwhile (ending its deprecation), or be undoing
+        # a move; under lock rule 6 the name is in one or the other.
+        # Returns (the value, None) or (NO_HOOK, the table and entry or None).
+        with _state.namespace_lock:
+            stored = namespace_of(self).get(name, NO_HOOK)
+            if stored is not NO_HOOK:
+                return stored, None
+            return NO_HOOK, _deprecation_entry(self, name)
+
     def __getattr__(self: ModuleType, name: str) -> "Any":
         own = namespace_of(self).get("__getattr__")
         if own is not None:
@@ -335,14 +347,17 @@ def deprecating_mixin(opted_in: type, home: str, qualname: str, doc: str) -> typ
             except AttributeError:
                 deprecation = _deprecation_entry(self, name)
                 if deprecation is None:
-                    # Another thread may have stored the name meanwhile,
-                    # ending its deprecation: the namespace has it then.
-                    stored = namespace_of(self).get(name, NO_HOOK)
+                    stored, deprecation = second_look(self, name)
                     if stored is not NO_HOOK:
                         return stored
-                    raise  # the module's own error, as it raised it
+                    if deprecation is None:
+                        raise  # the module's own error, as it raised it
         else:
             deprecation = _deprecation_entry(self, name)
+            if deprecation is None:
+                stored, deprecation = second_look(self, name)
+                if stored is not NO_HOOK:
+                    return stored
             if deprecation is None:
                 # ModuleType's exact error (the message, name and obj its
                 # own miss path gives), with no getter run twice.

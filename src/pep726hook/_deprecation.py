@@ -317,9 +317,10 @@ def remove_moved(module: ModuleType, found: "list[Found]") -> None:
         if moved is not _NOTHING and namespace.get(name, _NOTHING) is moved:
             # Another thread may store meanwhile (free-threaded builds): what
             # it stored goes back rather than being lost.
-            taken = namespace.pop(name, _NOTHING)
-            if taken is not moved and taken is not _NOTHING:
-                namespace.setdefault(name, taken)
+            with _state.namespace_lock:  # lock rule 6: a reader never sees it gone
+                taken = namespace.pop(name, _NOTHING)
+                if taken is not moved and taken is not _NOTHING:
+                    namespace.setdefault(name, taken)
 
 
 def stored_through(module: ModuleType, name: str) -> None:

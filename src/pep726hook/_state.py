@@ -38,6 +38,11 @@ Lock rules, cited by number where a lock is taken (as wrapt's importer does):
    operations only, never while a class is composed (rule 1's deadlock
    again), and is reentrant: its weak references' callbacks run whenever a
    class dies, in any thread, also the one holding it.
+6. The namespace lock (``namespace_lock`` here) is held for two or three
+   operations on a module's namespace only, never while other code runs: the
+   undoing of a deprecated name's move into or out of the namespace, and a
+   reader's second look, so that the reader never sees the step in between
+   (free-threaded builds, class engine).  Reentrant, renewed in a child.
 
 Every change to ``sys.meta_path`` binds a new list rather than editing the old
 one, which is not a lock rule but the same kind of promise: the import system
@@ -67,6 +72,8 @@ else:
 # The install lock (rules 1 to 4).  Rebound in a forked child: always read it
 # as ``_state.lock``, never keep a reference.
 lock = _thread.RLock()
+# Lock rule 6; rebound in a forked child like the install lock.
+namespace_lock = _thread.RLock()
 # The engine of the process-wide hook (install(), the runner, $PEP726HOOK, the
 # pytest plugin), or None while it is off.
 active_engine: "Engine | None" = None
@@ -158,7 +165,8 @@ def _release_after_fork_in_parent() -> None:
 
 
 def _renew_in_child() -> None:
-    global lock
+    global lock, namespace_lock
+    namespace_lock = _thread.RLock()
     lock = _thread.RLock()
     for renew in _renewals:
         renew()
