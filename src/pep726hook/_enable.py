@@ -88,6 +88,7 @@ def deprecate_names(target: "ModuleType", found: "Callable[[], list[Found]]") ->
     then); what it raises propagates with nothing changed.
     """
     _opt_in(target, sys.modules[_DEPRECATION_MODULE], found)
+    _enable_again_after_import(target)
 
 
 def _opt_in(
