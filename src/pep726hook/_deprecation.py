@@ -386,8 +386,8 @@ def _deprecate_again_after_reload(module: ModuleType) -> None:
 
 def _deprecate_reassigned(module: ModuleType) -> None:
     """Deprecate again each table name the body assigned anew, and its markers."""
-    from ._enable import deprecate_names
-
+    # Loaded: the module opted in.  Nothing is imported inside exec_module.
+    deprecate_names = sys.modules[_ENABLE_MODULE].deprecate_names
     namespace = _namespace(module)
 
     def found() -> "list[Found]":
