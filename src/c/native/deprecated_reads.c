@@ -283,8 +283,8 @@ relocating_module_read(weak_entry *opted, PyObject *self, PyObject *name)
     if (!exact && function == NULL) {
         PyErr_Restore(type, value, tb);
     }
-    weak_entry *entry = weak_table_find(&deprecations, self);
     if (function == NULL) {
+        weak_entry *entry = weak_table_find(&deprecations, self);
         if (exact) {
             if (entry != NULL) {
                 PyObject *item = find_entry(entry, name);
@@ -302,18 +302,20 @@ relocating_module_read(weak_entry *opted, PyObject *self, PyObject *name)
         }
         return entry != NULL ? deprecated_read(self, name) : NULL;
     }
+    /* Held first: dropping the subclass's error may run code, and the
+     * function may replace or delete itself while it runs. */
+    Py_INCREF(function);
     Py_XDECREF(type);
     Py_XDECREF(value);
     Py_XDECREF(tb);
-    Py_INCREF(function);
     if (is_getattr_name(name)) {
         /* `m.__getattr__` reads the function, as from the namespace. */
         return function;
     }
-    /* Held: the function may replace or delete itself while it runs. */
     result = PyObject_CallOneArg(function, name);
     Py_DECREF(function);
-    if (result == NULL && entry != NULL) {
+    if (result == NULL && deprecations.count != 0) {
+        /* The table (if the module has one) after its AttributeError. */
         return deprecated_read(self, name);
     }
     return result;

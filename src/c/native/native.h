@@ -31,6 +31,11 @@
  *   name up there; the store slot ends a deprecation on a store or deletion.
  *   weak_table.c holds the opted-in and the deprecating modules weakly.
  *
+ *   An opted-in module's PEP 562 __getattr__ (3.11-3.14, relocated_getattr.c)
+ *   moves out of its namespace into its opt-in entry, so that the
+ *   specialiser specialises reads of its names; the read slot wrapper calls
+ *   it on a miss.
+ *
  * Everything uses the public C API but two functions that CPython's own
  * headers declare and export: _PyDict_GetItem_KnownHash (store.c) and, on
  * 3.8-3.10 only, _PyObject_GenericGetAttrWithDict (deprecated_reads.c).  The patch of the slot is process-wide and
