@@ -256,3 +256,27 @@ def test_other_modules_read_and_miss_as_before_while_the_slot_is_wrapped() -> No
             _ = target.absent
     assert other.lazy == "lazy value"
     assert "__getattr__" in vars(other)
+
+
+@relocating_versions
+def test_held_functions_are_released_when_replaced_and_when_the_module_dies() -> None:
+    import weakref
+
+    module = module_from()
+    first = weakref.ref(module.__getattr__)
+    assert module.lazy == "lazy value"
+    module.__getattr__ = lambda name: "second"
+    assert module.lazy == "second"
+    collect_garbage()
+    assert first() is None
+    second = weakref.ref(module.__getattr__)
+    module.__dict__["__getattr__"] = lambda name: "third"
+    assert module.lazy == "third"
+    collect_garbage()
+    assert second() is None
+    third = weakref.ref(module.__getattr__)
+    name = module.__name__
+    del module
+    sys.modules.pop(name)
+    collect_garbage()
+    assert third() is None
