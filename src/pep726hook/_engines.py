@@ -6,11 +6,13 @@ modules one by one behind the finder does (the class engine; the native engine
 patches the module type and needs none of it).
 """
 
+import _thread
 import _warnings
 import os
 import sys
 
 from . import _ENGINE_VARIABLE as ENGINE_VARIABLE
+from ._compat import NATIVE_ENGINE_IS_BUILT, TYPE_DICTS_ARE_PER_INTERPRETER
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -106,9 +108,38 @@ def native_unavailable_reason() -> "str | None":
 
 
 def _native_slot_is_patched() -> bool:
+    if not _native_slot_may_be_patched():
+        return False
     from . import _native_engine
 
     return _native_engine.slot_is_patched()
+
+
+# What CPython keeps under "__setattr__" in ModuleType's dict (before 3.13;
+# nothing from 3.13 on): a slot wrapper, as in object's.
+_SLOT_WRAPPER = type(vars(object)["__setattr__"])
+
+
+def _native_slot_may_be_patched() -> bool:
+    """Tell, without loading the C extension, whether the native engine may have patched.
+
+    While the module type is patched, the native engine keeps descriptors of
+    its own under ``__setattr__`` in the main interpreter's ``ModuleType``
+    dict, which every interpreter shares before 3.12: there, CPython's own
+    entry proves that nothing is patched.  A sub-interpreter of 3.12+ has a
+    dict of its own, filled when it was created, and asks the extension.
+    This spares the class engine's ``PEP726HOOK=1`` start-up the C
+    extension and the native engine's module (2 % of ``python -c pass``).
+    """
+    if not NATIVE_ENGINE_IS_BUILT:
+        return False
+    entry = vars(type(sys)).get("__setattr__")
+    if entry is not None and type(entry) is not _SLOT_WRAPPER:
+        return True
+    if not TYPE_DICTS_ARE_PER_INTERPRETER:
+        return False
+    is_main_interpreter = getattr(_thread, "_is_main_interpreter", None)
+    return is_main_interpreter is None or not is_main_interpreter()
 
 
 def available_engines() -> "tuple[str, ...]":
