@@ -28,7 +28,7 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from types import ModuleType
 
-    from ._engines import Engine
+    from ._engine_protocols import Engine
 
 
 def enable(module: "str | ModuleType") -> "ModuleType":
