@@ -317,6 +317,21 @@ def test_install_twice_and_uninstall_twice_are_harmless() -> None:
     assert module.__dict__["y"] == 2
 
 
+def test_class_engine_is_refused_on_a_patch_that_install_does_not_know_of() -> None:
+    # The module type patched as the .pth start-up does, with no installation
+    # recorded: the class engine, which asks the module type's dict before it
+    # would load the extension, must still refuse to run hooks on top of it.
+    from pep726hook import _engines, _native
+
+    _native.install()
+    try:
+        with pytest.raises(EngineUnavailableError, match="cannot be used on top of it"):
+            _engines.create_engine("class")
+    finally:
+        _native.uninstall()
+    assert _engines.create_engine("class").name == "class"
+
+
 # --- re-entrancy and hooks that change the namespace ----------------------------
 
 

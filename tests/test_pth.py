@@ -250,17 +250,22 @@ def test_activation_does_not_import_threading(venv: Venv, venv_engine: str) -> N
 
 def test_activation_imports_only_what_the_engine_needs(venv: Venv, venv_engine: str) -> None:
     # With the native engine neither the class engine nor its finder
-    # is loaded, and no start-up module imports __future__ (the first standard
-    # library .py import makes Python list the whole library directory).
+    # is loaded; with the class engine neither the C extension nor the native
+    # engine's module (the module type's dict tells that nothing is patched);
+    # and no start-up module imports __future__ (the first standard library
+    # .py import makes Python list the whole library directory).
     code = "import sys; print(sorted(m for m in sys.modules if m in NAMES))"
-    names = ["__future__", "pep726hook._class_engine", "pep726hook._finder"]
+    class_engine = ["pep726hook._class_engine", "pep726hook._finder"]
+    native_engine = ["pep726hook._native", "pep726hook._native_engine"]
+    names = ["__future__", *class_engine, *native_engine]
     code = code.replace("NAMES", repr(names))
     baseline = venv.check_python(["-c", code])
     if baseline != "[]\n":
         pytest.skip(f"this interpreter imports {baseline.strip()} at start-up by itself")
     out = venv.check_python(["-c", code], env={"PEP726HOOK": "1", "PEP726HOOK_ENGINE": venv_engine})
-    # The class engine needs both, and neither uses postponed annotations.
-    expected = names[1:] if venv_engine == "class" else []
+    # The class engine needs both, and neither uses postponed annotations;
+    # the native engine starts with its extension alone.
+    expected = class_engine if venv_engine == "class" else native_engine[:1]
     assert out == f"{expected}\n"
 
 

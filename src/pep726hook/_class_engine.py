@@ -14,6 +14,7 @@ opted-in one as ``pep726hook._enable.module``, and a composed class under a
 name that this module's ``__getattr__`` resolves.
 """
 
+import _thread
 import _weakref
 import sys
 
@@ -29,13 +30,18 @@ from ._composition import (
     set_class_bypassing_hooks,
     stored_composition,
 )
-from ._state import deprecation_table_of, is_module
+from ._state import deprecation_table_of, is_module, renew_in_child
 
 # typing is not imported at run time: this module loads during start-up.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from types import ModuleType
     from typing import Any, Callable, Iterable
+
+    # Made on first use (_opt_in_classes), found by pickle through __getattr__.
+    OptedInModule: type
+    DeprecatingModule: type
+    deprecating_module: type
 else:
     ModuleType = type(sys)
 
@@ -48,7 +54,7 @@ _ENABLE_MODULE = __name__.rpartition(".")[0] + "._enable"
 
 def is_hook_aware(cls: type) -> bool:
     """Tell whether modules of class *cls* call their hooks (either mixin, or composed)."""
-    return issubclass(cls, _HOOK_AWARE)
+    return issubclass(cls, _hook_aware)
 
 
 def hook_aware_class_for(base: type) -> type:
@@ -86,7 +92,7 @@ def opted_in_class_for(base: type) -> type:
     per base while in use; a class the process-wide hook composed is replaced
     by one composed from its original class.
     """
-    return _class_for(base, OptedInModule, original_class_of)
+    return _class_for(base, _opt_in_classes()[0], original_class_of)
 
 
 def composed_opted_in_class_for(base: type) -> "type | None":
@@ -94,7 +100,7 @@ def composed_opted_in_class_for(base: type) -> "type | None":
 
     Runs no user code, so it may be called under the install lock.
     """
-    return _class_composed_now(base, OptedInModule, original_class_of)
+    return _class_composed_now(base, _opt_in_classes()[0], original_class_of)
 
 
 def deprecating_class_for(base: type) -> type:
@@ -104,7 +110,7 @@ def deprecating_class_for(base: type) -> type:
     once per base while in use; a class composed with either of the other
     mixins is replaced by one composed from its original class.
     """
-    return _class_for(base, DeprecatingModule, _original_of_opted_in)
+    return _class_for(base, _opt_in_classes()[1], _original_of_opted_in)
 
 
 def composed_deprecating_class_for(base: type) -> "type | None":
@@ -112,11 +118,11 @@ def composed_deprecating_class_for(base: type) -> "type | None":
 
     Runs no user code, so it may be called under the install lock.
     """
-    return _class_composed_now(base, DeprecatingModule, _original_of_opted_in)
+    return _class_composed_now(base, _opt_in_classes()[1], _original_of_opted_in)
 
 
 def _original_of_opted_in(cls: type) -> type:
-    return base_of_composition(original_class_of(cls), OptedInModule)
+    return base_of_composition(original_class_of(cls), _opt_in_classes()[0])
 
 
 def _class_for(base: type, mixin: type, original_of: "Callable[[type], type]") -> type:
@@ -147,35 +153,84 @@ HookAwareModule = hook_aware_mixin(
     "A module type whose stores and deletions call the module's own hooks (PEP 726).",
     lambda base, _module: hook_aware_class_for(base),
 )
-# The class engine's class for a module that opted in with enable().  It
-# behaves as HookAwareModule, but is no composition of the process-wide hook's
-# own, so neither its settle() (a module with no hook yet) nor uninstall() ever
-# puts such a module back on its original class.
-OptedInModule = hook_aware_mixin(
-    _ENABLE_MODULE,
-    "A module type for a module that opted in to PEP 726 with pep726hook.enable().",
-    _opted_in_class_for_module,
-)
-# The opted-in class of a module with deprecated names (pep726hook.deprecated()):
-# it also serves reads that miss the namespace from the module's table.
-DeprecatingModule = deprecating_mixin(
-    OptedInModule,
-    __name__,
-    "deprecating_module",
-    "A module type for an opted-in module with deprecated attributes (pep726hook.deprecated()).",
-)
-# Either class, or a composition of either: the module calls its hooks.
-_HOOK_AWARE = (HookAwareModule, OptedInModule)
 # Findable under its name, so pickle can refer to the class of an upgraded
 # module (pickle.dumps(type(mod))).
 module = HookAwareModule
-deprecating_module = DeprecatingModule
 register_mixin(HookAwareModule, "hook_aware", __name__)
-register_mixin(OptedInModule, "opted_in", __name__)
-register_mixin(DeprecatingModule, "deprecating", __name__)
+# The classes of modules opted in with enable(), made on first use: the
+# process-wide hook (PEP726HOOK=1 start-up) needs neither, and each costs
+# `python -c pass` about 0.25 % to make.  None until then.
+_opt_ins: "tuple[type, type] | None" = None
+# Either mixin, or a composition of either: the module calls its hooks.
+_hook_aware: "tuple[type, ...]" = (HookAwareModule,)
+# Makes the classes once when threads ask at the same time (the first one
+# made is the only one ever seen).  Never held while user code runs.
+_opt_ins_lock = _thread.RLock()
+
+
+def _renew_opt_ins_lock() -> None:
+    # Lock rule 4 (_state): a child forked while another thread held it would hang.
+    global _opt_ins_lock
+    _opt_ins_lock = _thread.RLock()
+
+
+renew_in_child(_renew_opt_ins_lock)
+
+
+def _opt_in_classes() -> "tuple[type, type]":
+    """Return ``(OptedInModule, DeprecatingModule)``, made at the first call.
+
+    ``OptedInModule`` is the class engine's class for a module that opted in
+    with ``enable()``.  It behaves as ``HookAwareModule``, but is no
+    composition of the process-wide hook's own, so neither its settle() (a
+    module with no hook yet) nor uninstall() ever puts such a module back on
+    its original class.  ``DeprecatingModule`` is the opted-in class of a
+    module with deprecated names (``pep726hook.deprecated()``): it also serves
+    reads that miss the namespace from the module's table.  Making them runs
+    no user code (their bases are ours), so the install lock may be held.
+    """
+    global _opt_ins, _hook_aware
+    made = _opt_ins
+    if made is not None:
+        return made
+    with _opt_ins_lock:
+        if _opt_ins is not None:
+            return _opt_ins
+        opted_in = hook_aware_mixin(
+            _ENABLE_MODULE,
+            "A module type for a module that opted in to PEP 726 with pep726hook.enable().",
+            _opted_in_class_for_module,
+        )
+        deprecating = deprecating_mixin(
+            opted_in,
+            __name__,
+            "deprecating_module",
+            "A module type for an opted-in module with deprecated attributes "
+            "(pep726hook.deprecated()).",
+        )
+        register_mixin(opted_in, "opted_in", __name__)
+        register_mixin(deprecating, "deprecating", __name__)
+        _hook_aware = (HookAwareModule, opted_in)
+        # Last: whoever finds them finds them registered.
+        _opt_ins = (opted_in, deprecating)
+        return _opt_ins
+
+
+# The names under which the opted-in classes are found (pickle finds the
+# opted-in one as pep726hook._enable.module, the deprecating one here).
+_OPT_IN_NAMES = {"OptedInModule": 0, "DeprecatingModule": 1, "deprecating_module": 1}
 
 
 def _resolve_pickled_name(name: str) -> type:
+    position = _OPT_IN_NAMES.get(name)
+    if position is not None:
+        return _opt_in_classes()[position]
+    if name.startswith("__"):
+        # What the import system asks of every module (__path__ for
+        # `from ._class_engine import X`): never a pickled name.
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    # A class composed with an opted-in mixin needs that mixin registered.
+    _opt_in_classes()
     return class_for_pickled_name(__name__, name)
 
 
@@ -326,7 +381,8 @@ class ClassEngine:
 
     def is_opted_in(self, module: ModuleType) -> bool:
         """Tell whether *module* has the opted-in class (or one composed with it)."""
-        return issubclass(type(module), OptedInModule)
+        opt_ins = _opt_ins
+        return opt_ins is not None and issubclass(type(module), opt_ins[0])
 
     def release_opt_ins(self) -> None:
         """Nothing to undo once no opted-in module is alive: each class went with its module."""

@@ -23,6 +23,10 @@ CPYTHON_WITH_GIL = CPYTHON and not FREE_THREADED
 # ModuleType's slot in place, which threads of a free-threaded build read
 # without a lock (docs/native-engine.md, "Free-threaded builds").
 NATIVE_ENGINE_IS_BUILT = CPYTHON_WITH_GIL
+# CPython 3.12+ give each interpreter its own dict of every builtin type;
+# before, all interpreters share ModuleType's dict (and so the native
+# engine's entries in it).
+TYPE_DICTS_ARE_PER_INTERPRETER = CPYTHON and VERSION >= (3, 12)
 # Python 3.12 dropped find_module() from the import system: finders without
 # find_spec() are skipped there, and asked the old way before (pytest#12179).
 ASK_LEGACY_FINDERS = VERSION < (3, 12)

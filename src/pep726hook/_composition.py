@@ -100,18 +100,16 @@ def hook_of(module: ModuleType, name: str) -> "Any":
 
 def defines_hooks(module: object) -> "TypeGuard[ModuleType]":
     """Tell whether *module*'s namespace defines ``__setattr__`` or ``__delattr__``."""
-    namespace = _namespace_or_none(module)
-    return namespace is not None and any(name in namespace for name in HOOK_NAMES)
-
-
-def _namespace_or_none(module: object) -> "dict[str, Any] | None":
+    # One call, no generator: install() asks it of every module in
+    # sys.modules, twice, during PEP726HOOK=1 start-up.
     if not is_module(module):
-        return None
+        return False
     try:
-        return namespace_of(module)
+        namespace = namespace_of(module)
     except TypeError:
         # PyPy's _cffi_backend.Lib claims to be a module but has no module namespace.
-        return None
+        return False
+    return "__setattr__" in namespace or "__delattr__" in namespace
 
 
 def is_lazy_module_class(cls: type) -> bool:

@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from typing import Any, Callable
 
     from ._deprecation import Found
-    from ._engines import Engine
+    from ._engine_protocols import Engine
 
 
 def enable(module: "str | ModuleType") -> "ModuleType":

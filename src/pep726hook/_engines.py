@@ -1,84 +1,25 @@
-"""The engines: what each offers, and choosing one by name (``auto``, ``native``, ``class``).
+"""The engines: choosing one by name (``auto``, ``native``, ``class``), and what each can do.
 
-:class:`Engine` is what every engine does for ``install()``, ``uninstall()``
-and ``enable()``; :class:`UpgradingEngine` adds what an engine that upgrades
-modules one by one behind the finder does (the class engine; the native engine
-patches the module type and needs none of it).
+What every engine offers (``Engine``, ``UpgradingEngine``) is written down
+for type checkers in :mod:`._engine_protocols`.
 """
 
+import _thread
 import _warnings
 import os
 import sys
 
 from . import _ENGINE_VARIABLE as ENGINE_VARIABLE
+from ._compat import NATIVE_ENGINE_IS_BUILT, TYPE_DICTS_ARE_PER_INTERPRETER
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from types import ModuleType
-    from typing import Callable, Iterable, Protocol, TypeGuard
+    from typing import TypeGuard
 
-    class Engine(Protocol):
-        """What every engine offers ``install()``, ``uninstall()`` and ``enable()``."""
-
-        name: str
-        # True for an engine that upgrades modules one by one (UpgradingEngine).
-        uses_finder: bool
-
-        def activate(self) -> None:
-            """Turn the process-wide hook on."""
-
-        def deactivate(self) -> None:
-            """Turn it off; opted-in modules keep their hooks."""
-
-        def upgrade(self, module: ModuleType) -> None:
-            """Give *module* its hooks now (``upgrade()``, ``__main__``); may run user code."""
-
-        def is_upgraded(self, module: ModuleType) -> bool:
-            """Tell whether stores on *module* call its hooks now, by any route."""
-
-        def opt_in(self, module: ModuleType) -> Callable[[], object] | None:
-            """Give *module* its hooks whatever the process-wide hook does.
-
-            Returns None when done, or work to run without the install lock
-            (lock rule 1) before calling again.
-            """
-
-        def is_opted_in(self, module: ModuleType) -> bool:
-            """Tell whether *module* has its hooks through :meth:`opt_in`."""
-
-        def release_opt_ins(self) -> None:
-            """Undo what opting in set up once no opted-in module is alive."""
-
-        def set_deprecations(
-            self, module: ModuleType, table: dict[str, tuple[object, str, type[Warning]]] | None
-        ) -> Callable[[], object] | None:
-            """Serve reads, stores and deletions of the names in *module*'s deprecation table.
-
-            *table* is the shared dict (``_deprecation``), kept by reference;
-            *module* opted in first.  Returns None when done, or work to run
-            without the install lock before calling again, as :meth:`opt_in`.
-            """
-
-    class LoadingEngine(Protocol):
-        """What the finder needs from an engine: acting around a module's execution."""
-
-        def begin(self, module: object) -> type | None:
-            """Prepare *module* before its body runs; return the class to restore if it fails."""
-
-        def abort(self, module: ModuleType, class_before: type) -> None:
-            """Undo :meth:`begin` after the body failed."""
-
-        def settle(self, module: object) -> None:
-            """Decide, once the body ran, whether *module* keeps its hooks."""
-
-    class UpgradingEngine(Engine, LoadingEngine, Protocol):
-        """An engine that upgrades modules one by one, behind the finder (the class engine)."""
-
-        def upgrade_existing(self, modules: Iterable[object]) -> list[ModuleType]: ...
-        def upgrade_if_composed(self, module: ModuleType) -> bool: ...
-        def needing_composition(self, modules: Iterable[object]) -> list[ModuleType]: ...
-        def compose_for(self, modules: Iterable[ModuleType]) -> list[type]: ...
-        def downgrade(self, module: ModuleType) -> None: ...
+    # What the engines offer lives in a module never imported at run time:
+    # compiled here, even under this `if`, the protocols cost the class
+    # engine's PEP726HOOK=1 start-up 0.12M instructions (0.2 %) to unmarshal.
+    from ._engine_protocols import Engine, UpgradingEngine
 
 
 ENGINE_NAMES = ("auto", "native", "class")
@@ -106,9 +47,38 @@ def native_unavailable_reason() -> "str | None":
 
 
 def _native_slot_is_patched() -> bool:
+    if not _native_slot_may_be_patched():
+        return False
     from . import _native_engine
 
     return _native_engine.slot_is_patched()
+
+
+# What CPython keeps under "__setattr__" in ModuleType's dict (before 3.13;
+# nothing from 3.13 on): a slot wrapper, as in object's.
+_SLOT_WRAPPER = type(vars(object)["__setattr__"])
+
+
+def _native_slot_may_be_patched() -> bool:
+    """Tell, without loading the C extension, whether the native engine may have patched.
+
+    While the module type is patched, the native engine keeps descriptors of
+    its own under ``__setattr__`` in the main interpreter's ``ModuleType``
+    dict, which every interpreter shares before 3.12: there, CPython's own
+    entry proves that nothing is patched.  A sub-interpreter of 3.12+ has a
+    dict of its own, filled when it was created, and asks the extension.
+    This spares the class engine's ``PEP726HOOK=1`` start-up the C
+    extension and the native engine's module (2 % of ``python -c pass``).
+    """
+    if not NATIVE_ENGINE_IS_BUILT:
+        return False
+    entry = vars(type(sys)).get("__setattr__")
+    if entry is not None and type(entry) is not _SLOT_WRAPPER:
+        return True
+    if not TYPE_DICTS_ARE_PER_INTERPRETER:
+        return False
+    is_main_interpreter = getattr(_thread, "_is_main_interpreter", None)
+    return is_main_interpreter is None or not is_main_interpreter()
 
 
 def available_engines() -> "tuple[str, ...]":

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from types import ModuleType
     from typing import Any, Callable, Sequence
 
-    from ._engines import LoadingEngine
+    from ._engine_protocols import LoadingEngine
 
 
 _PACKAGE = __name__.rpartition(".")[0]

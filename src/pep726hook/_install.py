@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from types import ModuleType, TracebackType
     from typing import Any, Iterable
 
-    from ._engines import Engine
+    from ._engine_protocols import Engine
     from ._finder import Pep726Finder
 
 # Finders are recognised by class name (the finder module is imported only by

@@ -65,7 +65,7 @@ if TYPE_CHECKING:
     from types import ModuleType
     from typing import Any, Callable, TypeGuard
 
-    from ._engines import Engine
+    from ._engine_protocols import Engine
 else:
     ModuleType = type(sys)
 
