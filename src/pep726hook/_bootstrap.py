@@ -12,17 +12,17 @@ import sys
 
 from . import _ACTIVATION_VARIABLE as ACTIVATION_VARIABLE
 from . import _ENGINE_VARIABLE as ENGINE_VARIABLE
+from . import _FAST_GETATTR_VARIABLE as FAST_GETATTR_VARIABLE
+from . import _OFF_VALUES as OFF_VALUES
+from . import _ON_VALUES as ON_VALUES
 
-# The spellings of $PEP726HOOK, compared case-insensitively.  Any other value
+# The spellings of $PEP726HOOK (ON_VALUES, OFF_VALUES).  Any other value
 # leaves the hook off and says so on stderr: a typo must not pass unnoticed.
 # The .pth line imports us whenever the variable is set, whatever its value:
 # `"PEP726HOOK" in os.environ` is the cheapest test site can compile, and every
 # process of the environment compiles it.  An off value costs the processes
 # that set it this module and the package's lazy __init__.
 START_UP_ROUTE = f"${ACTIVATION_VARIABLE} at start-up"
-
-ON_VALUES = ("1", "true", "yes", "on")
-OFF_VALUES = ("", "0", "false", "no", "off")
 
 # Site runs every .pth line of a venv twice on CPython 3.8-3.14 (measured):
 # site.venv() adds the venv's site-packages and main() adds it again, and
@@ -77,6 +77,7 @@ def activate() -> None:
     try:
         if not (
             _names_the_native_engine(os.environ.get(ENGINE_VARIABLE, ""))
+            and fast_getattr_is_off(os.environ.get(FAST_GETATTR_VARIABLE))
             and _start_native_engine_alone(START_UP_ROUTE)
         ):
             from ._install import install, record_route
@@ -85,6 +86,15 @@ def activate() -> None:
             record_route(START_UP_ROUTE)
     except Exception as error:  # start-up must go on whatever happened
         sys.stderr.write(f"pep726hook: hook not activated at start-up: {error}\n")
+
+
+def fast_getattr_is_off(value: "str | None") -> bool:
+    """Tell whether a ``$PEP726HOOK_FAST_GETATTR`` *value* leaves the switch off.
+
+    Any other value, a bad one included, is left to ``install()``, which
+    needs the finder for the switch and reports a bad value.
+    """
+    return value is None or value.strip().lower() in OFF_VALUES
 
 
 def _names_the_native_engine(value: str) -> bool:
