@@ -121,10 +121,18 @@ def run_pyperf() -> None:
     import pyperf
 
     def add_cmdline_args(cmd: list[str], args: argparse.Namespace) -> None:
-        cmd.extend(["--modules", args.modules])
+        # Workers must register the same benchmarks in the same order.
+        cmd.extend(["--modules", args.modules, "--rounds", str(args.rounds)])
 
     runner = pyperf.Runner(add_cmdline_args=add_cmdline_args)
     runner.argparser.add_argument("--modules", default="")
+    runner.argparser.add_argument(
+        "--rounds",
+        type=int,
+        default=1,
+        help="register every case this many times, round-robin, as 'case#N' (as "
+        "bench_module_access.py does): drift on a shared machine hits all cases alike",
+    )
     args = runner.parse_args()
     if not args.modules:
         # The manager process: the workers import the modules from here.
@@ -141,8 +149,10 @@ def run_pyperf() -> None:
         module, read = prepared[case]
         return read(loops, module)
 
-    for case in cases():
-        runner.bench_time_func(case, timed, case, inner_loops=READS_PER_LOOP)
+    for round_ in range(args.rounds):
+        for case in cases():
+            name = case + (f"#{round_}" if args.rounds > 1 else "")
+            runner.bench_time_func(name, timed, case, inner_loops=READS_PER_LOOP)
 
 
 # -- callgrind ----------------------------------------------------------------------------

@@ -699,7 +699,11 @@ def plot(results: list[dict[str, Any]], plotter: Interpreter) -> None:
 # Sections of docs/benchmarks.md written by hand from other scripts' figures
 # (bench_startup.py --runner, bench_pyperformance.py): a run keeps them from the
 # page it replaces, unless it wrote a section of that title itself.
-KEPT_SECTIONS = ("Runner start-up", "Whole-program cost on pyperformance (callgrind)")
+KEPT_SECTIONS = (
+    "Runner start-up",
+    "Whole-program cost on pyperformance (callgrind)",
+    "PEP 562 `__getattr__` modules and the fast-getattr switch",  # bench_fast_getattr.py
+)
 
 
 def sections(text: str) -> dict[str, str]:
