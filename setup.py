@@ -96,6 +96,7 @@ NATIVE_SOURCES = [
         "weak_table",
         "deprecations",
         "deprecated_reads",
+        "relocated_getattr",
         "descriptor",
         "hookless_cache",
         "call_guard",

@@ -89,6 +89,7 @@ def test_slot_design_matches_the_version(native: None) -> None:
         # No module has deprecated attributes: the read slot is CPython's.
         "deprecating": 0,
         "getattro_wrapped": False,
+        "relocating": 0,
     }
 
 

@@ -48,6 +48,36 @@ _module_getattribute: "Any" = ModuleType.__getattribute__
 _IMPORT_SYSTEM_MODULES = ("_frozen_importlib", "importlib._bootstrap")
 
 
+def _module_miss(module: ModuleType, name: str) -> "Any":
+    """Raise the error ModuleType gives for a read of *name* that missed *module*.
+
+    Called after ``object.__getattribute__`` missed.  ModuleType's own miss
+    path formats the error (its message depends on ``__name__`` and
+    ``__spec__``), so it is asked again, unless a class of the module's own
+    defines *name*: then a getter of that class raised AttributeError, and
+    asking again would run it a second time.  A bare module holding the same
+    ``__name__``, ``__spec__`` and ``__file__`` is asked instead, and the
+    error names *module*.
+    """
+    if not any(
+        name in vars(cls) for cls in type(module).__mro__ if cls not in (ModuleType, object)
+    ):
+        return _module_getattribute(module, name)
+    namespace = namespace_of(module)
+    stand_in = ModuleType("")
+    stand_namespace = namespace_of(stand_in)
+    stand_namespace.clear()
+    for key in ("__name__", "__spec__", "__file__"):
+        if key in namespace:
+            stand_namespace[key] = namespace[key]
+    try:
+        return _module_getattribute(stand_in, name)
+    except AttributeError as error:
+        if getattr(error, "obj", None) is stand_in:
+            error.obj = module  # type: ignore[attr-defined,unused-ignore]
+        raise
+
+
 def _deprecation_entry(module: ModuleType, name: str) -> "Any":
     """Return *module*'s deprecation table and its entry for *name*, or None."""
     found = _deprecation_tables.get(id(module))
@@ -279,9 +309,9 @@ def deprecating_mixin(opted_in: type, home: str, qualname: str, doc: str) -> typ
         else:
             deprecation = _deprecation_entry(self, name)
             if deprecation is None:
-                # Looked up again by ModuleType itself, for its exact error
-                # (the message, name and obj its own miss path gives).
-                return _module_getattribute(self, name)
+                # ModuleType's exact error (the message, name and obj its
+                # own miss path gives), with no getter run twice.
+                return _module_miss(self, name)
         entry = deprecation[1]
         caller = sys._getframe(1)
         if not (

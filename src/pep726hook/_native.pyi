@@ -16,6 +16,7 @@ class _State(TypedDict):
     opted_in: int
     deprecating: int
     getattro_wrapped: bool
+    relocating: int
 
 def install(*, process_wide: bool = True, direct: bool | None = None) -> None: ...
 def uninstall() -> None: ...

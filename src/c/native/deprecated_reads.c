@@ -117,8 +117,10 @@ name_bit(PyObject *name)
     uintptr_t address = (uintptr_t)name;
     return (uint64_t)1 << (((address >> 4) ^ (address >> 10)) & 63);
 }
+#endif
 
-/* The original slot failed: look for a table. */
+/* The original slot failed: a name in the module's table is served, any
+ * other miss fails as it did. */
 static Py_NO_INLINE PyObject *
 deprecated_read(PyObject *self, PyObject *name)
 {
@@ -141,12 +143,13 @@ deprecated_read(PyObject *self, PyObject *name)
     }
     PyObject *result = serve_entry(name, item);
     Py_DECREF(item);
+#if DEPRECATION_NAME_FIRST
     if (result != NULL) {
         served_names |= name_bit(name);
     }
+#endif
     return result;
 }
-#endif
 
 /* The original slot failed with *module*, which has a table, and *item*
  * (held, or NULL) is the entry for *name*: a table name is read with a
@@ -222,9 +225,104 @@ deprecating_module_read(weak_entry *entry, PyObject *self, PyObject *name)
     return result;
 }
 
+#if RELOCATE_GETATTR
+/* A read on an opted-in module whose PEP 562 __getattr__ pep726hook holds
+ * (3.11-3.14), with CPython's order: the namespace and the class, then the
+ * function, for and only for a missing name, then the deprecation table.
+ * Only reads the specialiser leaves to the slot get here: getattr(),
+ * hasattr(), `from m import x`, first executions of a line, misses. */
+static Py_NO_INLINE PyObject *
+relocating_module_read(PyObject *self, PyObject *name)
+{
+    int error = 0;
+    /* A __getattr__ back in the namespace (globals(), reload()) wins and
+     * moves out again, so that the next reads specialise. */
+    (void)relocated_getattr(self, &error);
+    if (error) {
+        return NULL;
+    }
+    PyObject *result;
+    int exact = Py_TYPE(self) == &PyModule_Type;
+    if (exact) {
+        /* ModuleType and object have no getter of user code to run twice:
+         * look the name up with AttributeError suppressed, as CPython's own
+         * PEP 562 path does, so that a miss formats no message. */
+        result = _PyObject_GenericGetAttrWithDict(self, name, NULL, 1);
+        if (result != NULL || PyErr_Occurred()) {
+            return result;
+        }
+    }
+    else {
+        /* A subclass's property runs once: in the original slot, which
+         * finds no __getattr__ in the namespace and fails as CPython does. */
+        result = original_getattro(self, name);
+        if (result != NULL || !PyErr_ExceptionMatches(PyExc_AttributeError)) {
+            return result;
+        }
+    }
+    /* The lookup may have run code (a descriptor, a key's __eq__). */
+    PyObject *type = NULL, *value = NULL, *tb = NULL;
+    if (!exact) {
+        PyErr_Fetch(&type, &value, &tb);
+    }
+    PyObject *function = relocated_getattr(self, &error);
+    if (error) {
+        Py_XDECREF(type);
+        Py_XDECREF(value);
+        Py_XDECREF(tb);
+        return NULL;
+    }
+    if (!exact && function == NULL) {
+        PyErr_Restore(type, value, tb);
+    }
+    weak_entry *entry = weak_table_find(&deprecations, self);
+    if (function == NULL) {
+        if (exact) {
+            if (entry != NULL) {
+                PyObject *item = find_entry(entry, name);
+                if (item != NULL) {
+                    result = serve_entry(name, item);
+                    Py_DECREF(item);
+                    return result;
+                }
+                if (PyErr_Occurred()) {
+                    return NULL;
+                }
+            }
+            /* CPython's own message (circular import, submodule, none). */
+            return original_getattro(self, name);
+        }
+        return entry != NULL ? deprecated_read(self, name) : NULL;
+    }
+    Py_XDECREF(type);
+    Py_XDECREF(value);
+    Py_XDECREF(tb);
+    Py_INCREF(function);
+    if (is_getattr_name(name)) {
+        /* `m.__getattr__` reads the function, as from the namespace. */
+        return function;
+    }
+    /* Held: the function may replace or delete itself while it runs. */
+    result = PyObject_CallOneArg(function, name);
+    Py_DECREF(function);
+    if (result == NULL && entry != NULL) {
+        return deprecated_read(self, name);
+    }
+    return result;
+}
+#endif
+
 static PyObject *
 deprecating_getattro(PyObject *self, PyObject *name)
 {
+#if RELOCATE_GETATTR
+    if (relocating_count != 0) {
+        weak_entry *opted = weak_table_find(&opt_ins, self);
+        if (opted != NULL && opted->value != NULL) {
+            return relocating_module_read(self, name);
+        }
+    }
+#endif
     weak_entry *entry = weak_table_find(&deprecations, self);
     if (entry != NULL) {
         return deprecating_module_read(entry, self, name);
@@ -258,6 +356,17 @@ read_after_suppressed_miss(PyObject *self, PyObject *name)
 static PyObject *
 deprecating_getattro(PyObject *self, PyObject *name)
 {
+    if (Py_TYPE(self) != &PyModule_Type) {
+        /* A subclass's property must run once per read: the original slot
+         * first, the table after its miss (the suppressed lookup below and
+         * then the original's would call a getter that raises
+         * AttributeError twice). */
+        PyObject *result = original_getattro(self, name);
+        if (result == NULL) {
+            return deprecated_read(self, name);
+        }
+        return result;
+    }
     PyObject *result = _PyObject_GenericGetAttrWithDict(self, name, NULL, 1);
     if (result != NULL) {
         return result;
@@ -273,6 +382,12 @@ wrap_getattro(void)
 {
     if (getattro_wrapped) {
         return 0;
+    }
+    if (getattr_key == NULL) {
+        getattr_key = PyUnicode_InternFromString("__getattr__");
+        if (getattr_key == NULL) {
+            return -1;
+        }
     }
     if (original_getattro == NULL) {
         original_getattro = PyModule_Type.tp_getattro;
@@ -335,6 +450,20 @@ give_wrapper_to(PyTypeObject *type)
         type->tp_getattro = deprecating_getattro;
     }
     return repoint_getattro_subclasses(type, original_getattro, deprecating_getattro);
+}
+
+void
+release_getattro_wrapper(void)
+{
+    if (deprecations.count == 0 && relocating_count == 0) {
+        unwrap_getattro(1);
+    }
+}
+
+int
+reads_through_wrapper(PyTypeObject *type)
+{
+    return getattro_wrapped && type->tp_getattro == deprecating_getattro;
 }
 
 int

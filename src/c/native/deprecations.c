@@ -57,9 +57,7 @@ forget_deprecating(PyObject *self, PyObject *ref)
 {
     (void)self;
     weak_table_forget_ref(&deprecations, ref);
-    if (deprecations.count == 0) {
-        unwrap_getattro(1);
-    }
+    release_getattro_wrapper();
     Py_RETURN_NONE;
 }
 
@@ -68,24 +66,14 @@ set_module_deprecations(PyObject *module, PyObject *table)
 {
     if (table == NULL || PyDict_GET_SIZE(table) == 0) {
         (void)weak_table_remove(&deprecations, module);
-        if (deprecations.count == 0) {
-            unwrap_getattro(1);
-        }
+        release_getattro_wrapper();
         return 0;
-    }
-    if (getattr_key == NULL) {
-        getattr_key = PyUnicode_InternFromString("__getattr__");
-        if (getattr_key == NULL) {
-            return -1;
-        }
     }
     if (wrap_getattro() < 0) {
         return -1;
     }
     if (weak_table_set(&deprecations, module, table) < 0) {
-        if (deprecations.count == 0) {
-            unwrap_getattro(1);
-        }
+        release_getattro_wrapper();
         return -1;
     }
     /* Its class may be a subclass created since the wrap (give_wrapper_to). */
@@ -108,12 +96,15 @@ deprecating_count(void)
 void
 forget_all_deprecations(int release)
 {
-    unwrap_getattro(release);
+    weak_table_clear(&deprecations, release);
     if (!release) {
+        unwrap_getattro(0);
         /* It belonged to the finished runtime (before 3.12 it was mortal). */
         getattr_key = NULL;
     }
-    weak_table_clear(&deprecations, release);
+    else {
+        release_getattro_wrapper();
+    }
 }
 
 /* ---- stores and deletions ---- */

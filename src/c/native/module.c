@@ -217,7 +217,9 @@ PyDoc_STRVAR(state_doc,
 "'call_guard' (the slot wrappers' calls are guarded), 'process_wide' (every\n"
 "module's hooks are called), 'opted_in' (number of live opted-in modules),\n"
 "'deprecating' (number of live modules with a non-empty deprecation table),\n"
-"'getattro_wrapped' (ModuleType's read slot serves deprecated attributes).");
+"'getattro_wrapped' (ModuleType's read slot serves deprecated attributes),\n"
+"'relocating' (live opted-in modules whose PEP 562 __getattr__ is held\n"
+"outside their namespace, or watched for, on 3.11-3.14).");
 
 static PyObject *
 native_state_info(PyObject *module, PyObject *Py_UNUSED(ignored))
@@ -232,7 +234,7 @@ native_state_info(PyObject *module, PyObject *Py_UNUSED(ignored))
     }
     PyInterpreterState *interp = PyInterpreterState_Get();
     return Py_BuildValue(
-        "{sOsOsOsOsOsOsOsnsnsO}",
+        "{sOsOsOsOsOsOsOsnsnsOsn}",
         "patched", patch_owner != NULL ? Py_True : Py_False,
         "owner_is_current", (patch_owner != NULL && patch_owner == interp) ? Py_True : Py_False,
         "main", is_main_interpreter() ? Py_True : Py_False,
@@ -243,7 +245,8 @@ native_state_info(PyObject *module, PyObject *Py_UNUSED(ignored))
         "process_wide", process_wide ? Py_True : Py_False,
         "opted_in", (Py_ssize_t)opt_ins.count,
         "deprecating", deprecating_count(),
-        "getattro_wrapped", getattro_is_wrapped() ? Py_True : Py_False);
+        "getattro_wrapped", getattro_is_wrapped() ? Py_True : Py_False,
+        "relocating", relocating_count);
 }
 
 static PyMethodDef native_methods[] = {

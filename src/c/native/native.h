@@ -106,6 +106,18 @@
 #else
 #  define DEPRECATION_NAME_FIRST 0
 #endif
+/* RELOCATE_GETATTR  3.11-3.14: the specialiser refuses LOAD_ATTR on a module
+ *                   whose namespace holds '__getattr__'
+ *                   (https://github.com/python/cpython/issues/143469, fixed
+ *                   in 3.15), so an opted-in module's PEP 562 function moves
+ *                   out of the namespace into its opt-in entry and the read
+ *                   slot wrapper calls it on a miss (relocated_getattr.c).
+ *                   Before 3.11 no module read is specialised. */
+#if PY_VERSION_HEX >= 0x030B0000 && PY_VERSION_HEX < 0x030F0000
+#  define RELOCATE_GETATTR 1
+#else
+#  define RELOCATE_GETATTR 0
+#endif
 /* PyThreadState_GetFrame() and PyFrame_GetCode() came with 3.9; 3.8 has
  * PyEval_GetFrame() and a public frame struct (f_code). */
 #if PY_VERSION_HEX >= 0x03090000
@@ -226,6 +238,7 @@ typedef struct {
     PyObject *module; /* borrowed: the weak reference's callback removes it */
     PyObject *ref;    /* owned weak reference to module */
     PyObject *value;  /* owned, or NULL */
+    unsigned int flags; /* the owner table's own use; 0 for a new entry */
 } weak_entry;
 
 typedef struct {
@@ -266,8 +279,9 @@ weak_table_find(weak_table *table, PyObject *module)
 NATIVE_INTERNAL int weak_table_set(weak_table *table, PyObject *module, PyObject *value);
 /* 1 if *module* had an entry (now gone), 0 if not. */
 NATIVE_INTERNAL int weak_table_remove(weak_table *table, PyObject *module);
-/* The callback's work: drop the entry of the weak reference *ref*. */
-NATIVE_INTERNAL void weak_table_forget_ref(weak_table *table, PyObject *ref);
+/* The callback's work: drop the entry of the weak reference *ref*; 1 if that
+ * entry had a value, else 0. */
+NATIVE_INTERNAL int weak_table_forget_ref(weak_table *table, PyObject *ref);
 /* Drop every entry.  *release* is 0 when the runtime that made the weak
  * references is gone: then only the pointers are dropped. */
 NATIVE_INTERNAL void weak_table_clear(weak_table *table, int release);
@@ -279,6 +293,36 @@ NATIVE_INTERNAL extern weak_table opt_ins;
 NATIVE_INTERNAL int is_opted_in(PyObject *module);
 NATIVE_INTERNAL int opt_in_module(PyObject *module);
 NATIVE_INTERNAL void forget_all_opt_ins(int release);
+
+/* ---- an opted-in module's PEP 562 __getattr__, 3.11-3.14 (relocated_getattr.c) ----
+ *
+ * The value of a module's opt_ins entry: NULL while nothing is known of a
+ * __getattr__, relocation_marker while the module is watched for one (the
+ * read slot is wrapped for it), or the function moved out of its namespace.
+ * relocating_count counts the entries with a value. */
+NATIVE_INTERNAL extern Py_ssize_t relocating_count;
+/* Flags of an opt_ins entry (3.12+): the namespace may hold '__getattr__'
+ * (set by the dict watcher, cleared by a look), and the namespace is not
+ * watched (look every time). */
+#define NAMESPACE_MAY_HOLD_GETATTR 1u
+#define NAMESPACE_UNWATCHED 2u
+NATIVE_INTERNAL extern PyObject *relocation_marker;
+/* opt_in(): start relocating *module*'s __getattr__ (now, or once it has one). */
+NATIVE_INTERNAL int track_module_getattr(PyObject *module);
+/* The namespace's __getattr__, if any, moves into *module*'s entry (it wins
+ * over the one there).  Returns the entry's function, borrowed (NULL without
+ * an exception if there is none).  May run no code but dict operations. */
+NATIVE_INTERNAL PyObject *relocated_getattr(PyObject *module, int *error);
+/* A store or deletion of '__getattr__' through the module: the relocated
+ * function goes back into the namespace first, so that the store, the
+ * module's own hooks and `del globals()[name]` in them see plain PEP 562. */
+NATIVE_INTERNAL int return_relocated_getattr(PyObject *module);
+/* Whether *name* is '__getattr__' (any str equal to it). */
+NATIVE_INTERNAL int is_getattr_name(PyObject *name);
+/* Forget the dict watcher of 3.12+ (*release* 0: the runtime is gone). */
+NATIVE_INTERNAL void stop_getattr_watcher(int release);
+/* uninstall(): every relocated function goes back into its namespace. */
+NATIVE_INTERNAL void return_all_relocated(void);
 
 /* ---- deprecated module attributes (deprecations.c, deprecated_reads.c) ---- */
 
@@ -302,7 +346,13 @@ NATIVE_INTERNAL int unpack_entry(PyObject *name, PyObject *item, PyObject **valu
 NATIVE_INTERNAL extern PyObject *getattr_key;
 NATIVE_INTERNAL int wrap_getattro(void);
 NATIVE_INTERNAL void unwrap_getattro(int release);
+/* Take the wrapper out once no module needs it (no deprecation table, no
+ * relocated __getattr__). */
+NATIVE_INTERNAL void release_getattro_wrapper(void);
 NATIVE_INTERNAL int give_wrapper_to(PyTypeObject *type);
+/* Whether reads of *type*'s instances reach the wrapper (not a class with
+ * a Python __getattr__/__getattribute__ of its own). */
+NATIVE_INTERNAL int reads_through_wrapper(PyTypeObject *type);
 /* Forget every table and take the read slot wrapper out.  *release* as for
  * weak_table_clear(). */
 NATIVE_INTERNAL void forget_all_deprecations(int release);

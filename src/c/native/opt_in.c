@@ -16,7 +16,11 @@ static PyObject *
 forget_opted_in(PyObject *self, PyObject *ref)
 {
     (void)self;
-    weak_table_forget_ref(&opt_ins, ref);
+    if (weak_table_forget_ref(&opt_ins, ref)) {
+        /* It had a relocated __getattr__ (or was watched for one). */
+        relocating_count--;
+        release_getattro_wrapper();
+    }
     Py_RETURN_NONE;
 }
 
@@ -33,10 +37,10 @@ is_opted_in(PyObject *module)
 int
 opt_in_module(PyObject *module)
 {
-    if (is_opted_in(module)) {
-        return 0;
+    if (!is_opted_in(module) && weak_table_set(&opt_ins, module, NULL) < 0) {
+        return -1;
     }
-    return weak_table_set(&opt_ins, module, NULL);
+    return track_module_getattr(module);
 }
 
 /* Forget every opt-in.  *release* is 0 when the runtime that made the weak
@@ -44,5 +48,15 @@ opt_in_module(PyObject *module)
 void
 forget_all_opt_ins(int release)
 {
+    if (release) {
+        /* The modules keep their PEP 562 __getattr__. */
+        return_all_relocated();
+    }
     weak_table_clear(&opt_ins, release);
+    relocating_count = 0;
+    stop_getattr_watcher(release);
+    if (!release) {
+        /* It belonged to the finished runtime. */
+        relocation_marker = NULL;
+    }
 }

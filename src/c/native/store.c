@@ -277,24 +277,41 @@ ordinary_setattro(PyObject *self, PyObject *name, PyObject *value)
     return store_core(self, name, value);
 }
 
-/* A store while some module has a deprecation table: that module's go to
- * deprecated_setattro() (which takes ordinary_setattro() for the store
- * itself).  Out of line, so that the slot saves no register for it. */
+/* A store while some module has a deprecation table or a relocated
+ * __getattr__: that module's go to deprecated_setattro() (which takes
+ * ordinary_setattro() for the store itself); a store of '__getattr__' puts
+ * a relocated one back into the namespace first.  Out of line, so that the slot saves no register for it. */
 static Py_NO_INLINE int
 setattro_while_deprecating(PyObject *self, PyObject *name, PyObject *value)
 {
+    if (relocating_count != 0 && is_getattr_name(name) && return_relocated_getattr(self) < 0) {
+        return -1;
+    }
     if (weak_table_find(&deprecations, self) != NULL) {
         return deprecated_setattro(self, name, value);
     }
-    return store_core(self, name, value);
+    int result = store_core(self, name, value);
+    if (result == 0 && value != NULL && relocating_count != 0 && PyUnicode_Check(name) &&
+        is_dunder_name(name) && PyUnicode_CompareWithASCIIString(name, "__class__") == 0 &&
+        weak_table_find(&opt_ins, self) != NULL) {
+        /* `module.__class__ = Own`, Own created since the read slot was
+         * wrapped: give Own the wrapper, or the held __getattr__ would be
+         * out of reach; a class with a read slot of its own gets the
+         * function back in the namespace. */
+        if (give_wrapper_to(Py_TYPE(self)) < 0) {
+            return -1;
+        }
+        return reads_through_wrapper(Py_TYPE(self)) ? 0 : return_relocated_getattr(self);
+    }
+    return result;
 }
 
-/* The slot.  While no module has a deprecation table, the tables cost the
- * common store one load and one branch. */
+/* The slot.  While no module has a deprecation table or a relocated
+ * __getattr__, they cost the common store two loads and branches. */
 int
 hooked_setattro(PyObject *self, PyObject *name, PyObject *value)
 {
-    if (deprecations.count != 0) {
+    if (deprecations.count != 0 || relocating_count != 0) {
         return setattro_while_deprecating(self, name, value);
     }
     return store_core(self, name, value);

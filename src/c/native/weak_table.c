@@ -21,6 +21,7 @@ weak_table_put(weak_table *table, PyObject *module, PyObject *ref, PyObject *val
     table->entries[i].module = module;
     table->entries[i].ref = ref;
     table->entries[i].value = value;
+    table->entries[i].flags = 0;
     table->count++;
 }
 
@@ -41,6 +42,7 @@ weak_table_grow(weak_table *table)
     for (size_t i = 0; i < old_capacity; i++) {
         if (old[i].module != NULL) {
             weak_table_put(table, old[i].module, old[i].ref, old[i].value);
+            weak_table_find(table, old[i].module)->flags = old[i].flags;
         }
     }
     PyMem_RawFree(old);
@@ -60,6 +62,7 @@ weak_table_remove_at(weak_table *table, size_t i, PyObject **ref, PyObject **val
     table->entries[i].module = NULL;
     table->entries[i].ref = NULL;
     table->entries[i].value = NULL;
+    table->entries[i].flags = 0;
     table->count--;
     size_t j = i;
     for (;;) {
@@ -75,6 +78,7 @@ weak_table_remove_at(weak_table *table, size_t i, PyObject **ref, PyObject **val
             table->entries[j].module = NULL;
             table->entries[j].ref = NULL;
             table->entries[j].value = NULL;
+            table->entries[j].flags = 0;
             i = j;
         }
     }
@@ -130,7 +134,7 @@ weak_table_remove(weak_table *table, PyObject *module)
     return 0;
 }
 
-void
+int
 weak_table_forget_ref(weak_table *table, PyObject *ref)
 {
     for (size_t i = 0; i < table->capacity; i++) {
@@ -139,9 +143,10 @@ weak_table_forget_ref(weak_table *table, PyObject *ref)
             weak_table_remove_at(table, i, &owned_ref, &value);
             Py_DECREF(owned_ref);
             Py_XDECREF(value);
-            return;
+            return value != NULL;
         }
     }
+    return 0;
 }
 
 void

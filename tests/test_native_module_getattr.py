@@ -1,0 +1,235 @@
+"""The native engine's relocated PEP 562 ``__getattr__`` (CPython 3.11-3.14), at the C level.
+
+There the specialiser refuses ``LOAD_ATTR`` on a module whose namespace holds
+``__getattr__`` (https://github.com/python/cpython/issues/143469), so
+``enable()`` moves an opted-in module's function out of the namespace and the
+read slot wrapper calls it on a miss.  Behaviour under every engine is in
+``tests/test_module_getattr.py``; here: that reads do specialise, the
+documented differences, when the read slot is wrapped, what ``uninstall()``
+and a dying module give back, and the one-getter-call rule of the wrapper
+on every version.
+"""
+
+from __future__ import annotations
+
+import dis
+import sys
+import types
+import warnings
+from typing import Any, Iterator
+
+import pytest
+from _venv import collect_garbage
+
+import pep726hook
+from pep726hook import _native_engine
+
+pytestmark = pytest.mark.skipif(
+    "native" not in pep726hook.available_engines(),
+    reason=f"native engine unavailable: {_native_engine.unavailable_reason()}",
+)
+
+if "native" in pep726hook.available_engines():
+    from pep726hook import _native
+
+RELOCATES = (3, 11) <= sys.version_info[:2] < (3, 15)
+relocating_versions = pytest.mark.skipif(
+    not RELOCATES, reason="the function is relocated on CPython 3.11-3.14 only"
+)
+
+SOURCE = """
+present = 1
+
+def __getattr__(name):
+    if name == "lazy":
+        return "lazy value"
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+def calls_its_getattr_by_name():
+    return __getattr__("lazy")
+"""
+
+_made: list[str] = []
+
+
+@pytest.fixture(autouse=True)
+def native(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """enable() takes the native engine; the modules and the patch go afterwards."""
+    monkeypatch.setenv("PEP726HOOK_ENGINE", "native")
+    yield
+    while _made:
+        sys.modules.pop(_made.pop(), None)
+    collect_garbage()
+
+
+def module_from(source: str = SOURCE, enable: bool = True, cls: type = types.ModuleType) -> Any:
+    name = f"native_getattr_{len(_made)}_{id(source)}"
+    module = cls(name)
+    sys.modules[name] = module
+    _made.append(name)
+    exec(source, module.__dict__)
+    if enable:
+        pep726hook.enable(module)
+    return module
+
+
+def specialised_read_opnames(module: Any) -> list[str]:
+    """The adaptive opnames of a warmed-up function reading ``module.present``."""
+    namespace = {"module": module}
+    exec("def read():\n    return module.present\n", namespace)
+    read = namespace["read"]
+    for _ in range(200):
+        read()
+    return [
+        instruction.opname
+        for instruction in dis.get_instructions(read, adaptive=True)
+        if instruction.opname.startswith("LOAD_ATTR")
+    ]
+
+
+@relocating_versions
+def test_reads_of_an_enabled_module_with_getattr_are_specialised() -> None:
+    plain = module_from(enable=False)
+    assert specialised_read_opnames(plain) != ["LOAD_ATTR_MODULE"]
+    module = module_from()
+    assert specialised_read_opnames(module) == ["LOAD_ATTR_MODULE"]
+    assert module.lazy == "lazy value"
+
+
+@relocating_versions
+def test_getattr_defined_after_enable_is_relocated_at_the_next_read() -> None:
+    module = module_from("present = 1\n")
+    exec("def __getattr__(name):\n    return 'late ' + name\n", module.__dict__)
+    assert module.lazy == "late lazy"
+    assert "__getattr__" not in vars(module)
+    assert specialised_read_opnames(module) == ["LOAD_ATTR_MODULE"]
+
+
+@relocating_versions
+def test_documented_differences_vars_and_calls_by_global_name() -> None:
+    module = module_from()
+    # The function is not in the namespace any more ...
+    assert "__getattr__" not in vars(module)
+    assert "__getattr__" not in dir(module)
+    # ... so module code calling it by its global name does not find it.
+    with pytest.raises(NameError, match="__getattr__"):
+        module.calls_its_getattr_by_name()
+    plain = module_from(enable=False)
+    assert plain.calls_its_getattr_by_name() == "lazy value"
+
+
+@pytest.mark.skipif(RELOCATES, reason="relocated on CPython 3.11-3.14")
+def test_other_versions_keep_getattr_in_the_namespace() -> None:
+    module = module_from()
+    assert "__getattr__" in vars(module)
+    assert module.calls_its_getattr_by_name() == "lazy value"
+    assert _native.state()["relocating"] == 0
+
+
+@pytest.mark.skipif(sys.version_info < (3, 12), reason="3.11 has no dict watchers")
+def test_enable_without_getattr_leaves_the_read_slot_alone() -> None:
+    module = module_from("present = 1\n")
+    assert module.present == 1
+    assert not _native.state()["getattro_wrapped"]
+    module.__dict__["__getattr__"] = lambda name: "late"
+    assert _native.state()["getattro_wrapped"] is RELOCATES
+    assert module.lazy == "late"
+
+
+@relocating_versions
+def test_read_slot_is_unwrapped_when_the_last_relocating_module_dies() -> None:
+    module = module_from()
+    assert _native.state()["relocating"] == 1
+    assert _native.state()["getattro_wrapped"]
+    name = module.__name__
+    del module
+    sys.modules.pop(name)
+    collect_garbage()
+    assert _native.state()["relocating"] == 0
+    assert not _native.state()["getattro_wrapped"]
+
+
+@relocating_versions
+def test_uninstall_gives_the_function_back_to_the_namespace() -> None:
+    module = module_from()
+    function = module.__getattr__
+    assert "__getattr__" not in vars(module)
+    _native.uninstall()
+    assert vars(module)["__getattr__"] is function
+    assert module.lazy == "lazy value"
+    assert not _native.state()["getattro_wrapped"]
+
+
+@relocating_versions
+def test_function_replaced_during_its_own_call_stays_alive() -> None:
+    source = """
+import gc
+def __getattr__(name):
+    globals()["__getattr__"] = lambda other: "second"
+    gc.collect()
+    return "first " + name
+"""
+    module = module_from(source)
+    assert module.lazy == "first lazy"
+    assert module.lazy == "second"
+
+
+@relocating_versions
+def test_module_class_assigned_after_the_wrap_still_reaches_the_function() -> None:
+    module = module_from()
+
+    class Own(types.ModuleType):
+        pass
+
+    module.__class__ = Own
+    assert module.lazy == "lazy value"
+
+
+# --- one getter call per read, every version -----------------------------------------
+
+
+class CountingModule(types.ModuleType):
+    calls = 0
+
+    @property
+    def failing(self) -> str:
+        CountingModule.calls += 1
+        raise AttributeError("failing getter")
+
+
+def test_a_subclass_getter_runs_once_while_the_read_slot_is_wrapped() -> None:
+    # A deprecation table somewhere wraps ModuleType's read slot.
+    deprecating = module_from("import pep726hook\nOld = pep726hook.deprecated(1, 'old')\n")
+    assert _native.state()["getattro_wrapped"]
+    CountingModule.calls = 0
+    module = CountingModule("counting")
+    with pytest.raises(AttributeError):
+        _ = module.failing
+    assert CountingModule.calls == 1
+    assert not hasattr(module, "failing")
+    assert CountingModule.calls == 2
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert deprecating.Old == 1
+
+
+class ReadsItself(types.ModuleType):
+    """A module class with a Python __getattr__ of its own, asked after PEP 562's."""
+
+    def __getattr__(self, name: str) -> str:
+        if name == "from_class":
+            return "class answer"
+        raise AttributeError(name)
+
+
+@pytest.mark.parametrize("when", ["before enable", "after enable"])
+def test_a_class_with_its_own_getattr_keeps_pep_562_first(when: str) -> None:
+    if when == "before enable":
+        module = module_from(SOURCE, cls=ReadsItself)
+    else:
+        module = module_from(SOURCE)
+        assert module.lazy == "lazy value"
+        module.__class__ = ReadsItself
+    assert module.lazy == "lazy value"
+    assert module.from_class == "class answer"
+    assert "__getattr__" in vars(module)
