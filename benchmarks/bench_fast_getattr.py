@@ -192,7 +192,12 @@ def run_all(only: list[str] | None, quick: bool, numpy: bool) -> None:
     sys.path.insert(0, HERE)
     import run_all as suite
 
-    results: list[dict[str, Any]] = []
+    # Results of earlier runs are kept (--only reruns some interpreters).
+    results_path = os.path.join(suite.RAW, "fast-getattr.json")
+    previous: dict[str, dict[str, Any]] = {}
+    if os.path.exists(results_path):
+        with open(results_path, encoding="utf-8") as file:
+            previous = {result["key"]: result for result in json.load(file)}
     for interp in suite.interpreters(only):
         if "pypy" in interp.key:
             continue  # nothing to specialise: PyPy's JIT treats every module alike
@@ -221,17 +226,17 @@ def run_all(only: list[str] | None, quick: bool, numpy: bool) -> None:
             capture=True,
             check=False,
         ).stdout.strip()
-        results.append(
-            dict(
-                meta,
-                times=suite.read_pyperf(times_json),
-                counts=counts,
-                numpy=numpy_version or None,
-            )
+        previous[interp.key] = dict(
+            meta, times=suite.read_pyperf(times_json), counts=counts, numpy=numpy_version or None
         )
-        with open(os.path.join(suite.RAW, "fast-getattr.json"), "w", encoding="utf-8") as file:
+        results = sorted(previous.values(), key=_version_order)
+        with open(results_path, "w", encoding="utf-8") as file:
             json.dump(results, file, indent=2)
-    write_section(markdown(results), suite.MARKDOWN)
+        write_section(markdown(results), suite.MARKDOWN)
+
+
+def _version_order(result: dict[str, Any]) -> list[int]:
+    return [int(part) for part in str(result["key"]).split(".") if part.isdigit()]
 
 
 def markdown(results: list[dict[str, Any]]) -> str:
