@@ -17,6 +17,7 @@ Three ways to run it::
     python benchmarks/bench_fast_getattr.py -o times.json [pyperf options]   # pyperf, this interpreter
     python benchmarks/bench_fast_getattr.py --callgrind [--json-out counts.json]
     python benchmarks/bench_fast_getattr.py --all [--only 3.12,3.14] [--quick] [--numpy]
+    python benchmarks/bench_fast_getattr.py --render    # the docs section from the last --all
 
 ``--all`` does both on every interpreter ``run_all.py`` knows (its venvs and
 wheels, ``.venv-bench/<key>``; ``--numpy`` installs numpy there from the
@@ -235,6 +236,16 @@ def run_all(only: list[str] | None, quick: bool, numpy: bool) -> None:
         write_section(markdown(results), suite.MARKDOWN)
 
 
+def render() -> None:
+    """Write the docs section again from the results ``--all`` left, measuring nothing."""
+    sys.path.insert(0, HERE)
+    import run_all as suite
+
+    with open(os.path.join(suite.RAW, "fast-getattr.json"), encoding="utf-8") as file:
+        results = json.load(file)
+    write_section(markdown(sorted(results, key=_version_order)), suite.MARKDOWN)
+
+
 def _version_order(result: dict[str, Any]) -> list[int]:
     return [int(part) for part in str(result["key"]).split(".") if part.isdigit()]
 
@@ -269,7 +280,7 @@ def markdown(results: list[dict[str, Any]]) -> str:
             ratio_plain = "" if numpy_case or seconds is None else _ratio(seconds, times["plain"])
             ratio_getattr = "" if seconds is None else _ratio(seconds, times.get(base))
             lines.append(
-                f"| {case} | {'' if seconds is None else f'{seconds * 1e9:.1f}'} "
+                f"| `{case}` | {'' if seconds is None else f'{seconds * 1e9:.1f}'} "
                 f"| {count:.1f} | {ratio_plain} | {ratio_getattr} "
                 f"| {_ratio(count, counts.get(base))} |"
             )
@@ -301,7 +312,7 @@ def write_section(text: str, path: str) -> None:
 
 
 def main() -> None:
-    if "--all" in sys.argv[1:] or "--callgrind" in sys.argv[1:]:
+    if {"--all", "--callgrind", "--render"} & set(sys.argv[1:]):
         parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
         parser.add_argument("--all", action="store_true")
         parser.add_argument("--callgrind", action="store_true")
@@ -309,8 +320,13 @@ def main() -> None:
         parser.add_argument("--only", help="comma-separated interpreter keys (3.12,3.14)")
         parser.add_argument("--quick", action="store_true")
         parser.add_argument("--numpy", action="store_true", help="install numpy (--all)")
+        parser.add_argument(
+            "--render", action="store_true", help="write the docs section from the last results"
+        )
         args = parser.parse_args()
-        if args.all:
+        if args.render:
+            render()
+        elif args.all:
             run_all(args.only.split(",") if args.only else None, args.quick, args.numpy)
         else:
             run_callgrind(args.json_out, args.quick)

@@ -346,7 +346,7 @@ def test_runner_route_and_its_children(venv: Venv, venv_engine: str, program: Pa
         program.parent / "parent.py",
         """\
         import os, subprocess, sys
-        print(os.environ.get("PEP726HOOK_FAST_GETATTR"))
+        print(os.environ.get("PEP726HOOK_FAST_GETATTR"), flush=True)
         subprocess.run([sys.executable, sys.argv[1]], check=True)
         """,
     )
