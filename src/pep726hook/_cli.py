@@ -90,7 +90,8 @@ INFO_HELP = """\
 Show what pep726hook can do in this interpreter: its version, the engines
 available (and why the native engine is missing, with how to see the
 compiler's error), whether the hook is on in this process and what turned it
-on, and how ${activation} and ${variable} are understood.
+on, and how ${activation}, ${variable} and
+${fast_getattr} are understood.
 
 options:
   -h, --help  show this help and exit
@@ -218,7 +219,11 @@ def _info(prog: str, argv: "list[str]") -> int:
         text = (
             INFO_USAGE.format(prog=prog)
             + "\n"
-            + INFO_HELP.format(variable=ENGINE_VARIABLE, activation=ACTIVATION_VARIABLE)
+            + INFO_HELP.format(
+                variable=ENGINE_VARIABLE,
+                activation=ACTIVATION_VARIABLE,
+                fast_getattr=FAST_GETATTR_VARIABLE,
+            )
         )
         return _print(text)
     if argv:

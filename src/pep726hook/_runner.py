@@ -8,7 +8,7 @@ coverage.py's ``execfile.PyRunner``).  Module resolution (``-m``, and
 use it, so packages, error messages and ``__spec__`` come out as Python gives
 them.
 
-The common command lines, ``[run] [--engine E] [--] TARGET [args...]``, are
+The common command lines, ``[run] [--engine E] [--fast-getattr] [--] TARGET [args...]``, are
 parsed here too, so that ``python -m pep726hook TARGET`` starts its program
 without the full command (:mod:`._cli`: help, version, ``info``, ``scan``,
 usage errors).
