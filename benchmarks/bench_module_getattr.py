@@ -13,6 +13,8 @@ of a fresh interpreter with two loop counts, start-up cancelled out,
 ``pep562``           ``m.x`` on a module with ``__getattr__``, no pep726hook.
 ``enabled``          the same module after ``pep726hook.enable(m)`` (native
                      engine where it can run, ``$PEP726HOOK_ENGINE`` else).
+Each module has a ``ModuleSpec``, as an imported module has.
+
 ``miss-plain``       ``hasattr(m, "missing")`` on a module without
                      ``__getattr__``, no pep726hook: CPython's cheapest miss.
 ``miss-other``       the same while another module is opted in with a
@@ -66,7 +68,13 @@ def __getattr__(name):
 
 
 def make(config):
+    # An imported module's spec: the miss path of ModuleType's own slot asks
+    # it whether the module is still initialising.
+    from importlib.machinery import ModuleSpec
+
     module = types.ModuleType("target")
+    module.__spec__ = ModuleSpec("target", None)
+    module.__spec__._initializing = False
     module.x = 1
     sys.modules["target"] = module
     if config in ("pep562", "enabled", "miss-pep562", "miss-enabled"):

@@ -295,11 +295,12 @@ def test_module_dir_keeps_working(opt_in_engine: str) -> None:
     assert "present" in dir(plain_dir)
 
 
-def test_deprecated_names_are_served_after_getattr(opt_in_engine: str) -> None:
+@pytest.mark.parametrize("own_class", [False, True])
+def test_deprecated_names_are_served_after_getattr(opt_in_engine: str, own_class: bool) -> None:
     source = LAZY.replace(
         "present = ", "Old = pep726hook.deprecated(1, 'Old is deprecated')\npresent = "
     )
-    module = make_module(source)
+    module = make_module(source, cls=OwnModule if own_class else None)
     with pytest.warns(DeprecationWarning, match="Old is deprecated"):
         assert module.Old == 1
     # __getattr__ was asked first, and raised AttributeError.

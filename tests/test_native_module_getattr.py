@@ -62,6 +62,10 @@ def native(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     collect_garbage()
 
 
+def a_python_function() -> None:
+    """Nothing: calling it lets the main thread run pending calls."""
+
+
 def module_from(source: str = SOURCE, enable: bool = True, cls: type = types.ModuleType) -> Any:
     name = f"native_getattr_{len(_made)}_{id(source)}"
     module = cls(name)
@@ -132,8 +136,13 @@ def test_enable_without_getattr_leaves_the_read_slot_alone() -> None:
     assert module.present == 1
     assert not _native.state()["getattro_wrapped"]
     module.__dict__["__getattr__"] = lambda name: "late"
+    # The watcher leaves the wrap to a pending call, which the main thread
+    # runs at its next safe point: any Python function's start.
+    assert module.lazy == "late"
+    a_python_function()
     assert _native.state()["getattro_wrapped"] is RELOCATES
     assert module.lazy == "late"
+    assert ("__getattr__" in vars(module)) is not RELOCATES
 
 
 @relocating_versions
@@ -233,3 +242,17 @@ def test_a_class_with_its_own_getattr_keeps_pep_562_first(when: str) -> None:
     assert module.lazy == "lazy value"
     assert module.from_class == "class answer"
     assert "__getattr__" in vars(module)
+
+
+def test_other_modules_read_and_miss_as_before_while_the_slot_is_wrapped() -> None:
+    module_from()
+    other = module_from(SOURCE, enable=False)
+    bare = module_from("present = 1\n", enable=False)
+    for target in (other, bare):
+        assert target.present == 1
+        assert getattr(target, "absent", "default") == "default"
+        assert not hasattr(target, "absent")
+        with pytest.raises(AttributeError, match=f"module '{target.__name__}' has no attribute"):
+            _ = target.absent
+    assert other.lazy == "lazy value"
+    assert "__getattr__" in vars(other)

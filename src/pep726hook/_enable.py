@@ -58,6 +58,11 @@ def enable(module: "str | ModuleType") -> "ModuleType":
     later call) moves out of the namespace into the module's deprecation
     table, which the engine serves: call ``enable()`` after those assignments.
 
+    A PEP 562 ``__getattr__`` (defined before or after the call) keeps
+    working exactly; on CPython 3.11-3.14 the native engine holds it outside
+    the namespace, so that reads of the module's names are specialised as on
+    a module without one (``"__getattr__" in vars(module)`` is then False).
+
     Raises TypeError when *module* is not a module or a name, and ValueError
     for a name not in ``sys.modules`` or a ``deprecated()`` value under a
     dunder name (then nothing has changed).

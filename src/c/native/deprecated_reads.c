@@ -232,14 +232,16 @@ deprecating_module_read(weak_entry *entry, PyObject *self, PyObject *name)
  * Only reads the specialiser leaves to the slot get here: getattr(),
  * hasattr(), `from m import x`, first executions of a line, misses. */
 static Py_NO_INLINE PyObject *
-relocating_module_read(PyObject *self, PyObject *name)
+relocating_module_read(weak_entry *opted, PyObject *self, PyObject *name)
 {
     int error = 0;
     /* A __getattr__ back in the namespace (globals(), reload()) wins and
      * moves out again, so that the next reads specialise. */
-    (void)relocated_getattr(self, &error);
-    if (error) {
-        return NULL;
+    if (namespace_needs_look(opted)) {
+        (void)relocated_getattr(self, &error);
+        if (error) {
+            return NULL;
+        }
     }
     PyObject *result;
     int exact = Py_TYPE(self) == &PyModule_Type;
@@ -265,7 +267,14 @@ relocating_module_read(PyObject *self, PyObject *name)
     if (!exact) {
         PyErr_Fetch(&type, &value, &tb);
     }
-    PyObject *function = relocated_getattr(self, &error);
+    opted = weak_table_find(&opt_ins, self);
+    PyObject *function = NULL;
+    if (opted != NULL && namespace_needs_look(opted)) {
+        function = relocated_getattr(self, &error);
+    }
+    else if (opted != NULL && opted->value != relocation_marker) {
+        function = opted->value;
+    }
     if (error) {
         Py_XDECREF(type);
         Py_XDECREF(value);
@@ -275,8 +284,8 @@ relocating_module_read(PyObject *self, PyObject *name)
     if (!exact && function == NULL) {
         PyErr_Restore(type, value, tb);
     }
-    weak_entry *entry = weak_table_find(&deprecations, self);
     if (function == NULL) {
+        weak_entry *entry = weak_table_find(&deprecations, self);
         if (exact) {
             if (entry != NULL) {
                 PyObject *item = find_entry(entry, name);
@@ -294,18 +303,20 @@ relocating_module_read(PyObject *self, PyObject *name)
         }
         return entry != NULL ? deprecated_read(self, name) : NULL;
     }
+    /* Held first: dropping the subclass's error may run code, and the
+     * function may replace or delete itself while it runs. */
+    Py_INCREF(function);
     Py_XDECREF(type);
     Py_XDECREF(value);
     Py_XDECREF(tb);
-    Py_INCREF(function);
     if (is_getattr_name(name)) {
         /* `m.__getattr__` reads the function, as from the namespace. */
         return function;
     }
-    /* Held: the function may replace or delete itself while it runs. */
     result = PyObject_CallOneArg(function, name);
     Py_DECREF(function);
-    if (result == NULL && entry != NULL) {
+    if (result == NULL && deprecations.count != 0) {
+        /* The table (if the module has one) after its AttributeError. */
         return deprecated_read(self, name);
     }
     return result;
@@ -319,7 +330,7 @@ deprecating_getattro(PyObject *self, PyObject *name)
     if (relocating_count != 0) {
         weak_entry *opted = weak_table_find(&opt_ins, self);
         if (opted != NULL && opted->value != NULL) {
-            return relocating_module_read(self, name);
+            return relocating_module_read(opted, self, name);
         }
     }
 #endif

@@ -31,6 +31,11 @@
  *   name up there; the store slot ends a deprecation on a store or deletion.
  *   weak_table.c holds the opted-in and the deprecating modules weakly.
  *
+ *   An opted-in module's PEP 562 __getattr__ (3.11-3.14, relocated_getattr.c)
+ *   moves out of its namespace into its opt-in entry, so that the
+ *   specialiser specialises reads of its names; the read slot wrapper calls
+ *   it on a miss.
+ *
  * Everything uses the public C API but two functions that CPython's own
  * headers declare and export: _PyDict_GetItem_KnownHash (store.c) and, on
  * 3.8-3.10 only, _PyObject_GenericGetAttrWithDict (deprecated_reads.c).  The patch of the slot is process-wide and
@@ -317,8 +322,6 @@ NATIVE_INTERNAL PyObject *relocated_getattr(PyObject *module, int *error);
  * function goes back into the namespace first, so that the store, the
  * module's own hooks and `del globals()[name]` in them see plain PEP 562. */
 NATIVE_INTERNAL int return_relocated_getattr(PyObject *module);
-/* Whether *name* is '__getattr__' (any str equal to it). */
-NATIVE_INTERNAL int is_getattr_name(PyObject *name);
 /* Forget the dict watcher of 3.12+ (*release* 0: the runtime is gone). */
 NATIVE_INTERNAL void stop_getattr_watcher(int release);
 /* uninstall(): every relocated function goes back into its namespace. */
@@ -344,6 +347,32 @@ NATIVE_INTERNAL int unpack_entry(PyObject *name, PyObject *item, PyObject **valu
 /* The read slot wrapper (deprecated_reads.c): in, and out again (never
  * raises; *release* 0: the runtime is gone, touch no object). */
 NATIVE_INTERNAL extern PyObject *getattr_key;
+
+/* Whether *name* is '__getattr__' (any str equal to it; getattr_key is set
+ * whenever a module is relocating). */
+static inline int
+is_getattr_name(PyObject *name)
+{
+    if (name == getattr_key) {
+        return 1;
+    }
+    return PyUnicode_Check(name) && PyUnicode_GET_LENGTH(name) == 11 &&
+           PyUnicode_Compare(name, getattr_key) == 0;
+}
+
+/* Whether the read slot must look for a '__getattr__' in the namespace of
+ * the module of opt-in *entry*: always on 3.11, and from 3.12 on only after
+ * the dict watcher saw a store that may have put one there. */
+static inline int
+namespace_needs_look(weak_entry *entry)
+{
+#if HOOKLESS_CACHE
+    return (entry->flags & (NAMESPACE_MAY_HOLD_GETATTR | NAMESPACE_UNWATCHED)) != 0;
+#else
+    (void)entry;
+    return 1;
+#endif
+}
 NATIVE_INTERNAL int wrap_getattro(void);
 NATIVE_INTERNAL void unwrap_getattro(int release);
 /* Take the wrapper out once no module needs it (no deprecation table, no

@@ -20,15 +20,6 @@ Py_ssize_t relocating_count = 0;
 PyObject *relocation_marker = NULL;
 
 #if RELOCATE_GETATTR
-int
-is_getattr_name(PyObject *name)
-{
-    if (name == getattr_key) {
-        return 1;
-    }
-    return PyUnicode_Check(name) && PyUnicode_GET_LENGTH(name) == 11 &&
-           PyUnicode_Compare(name, getattr_key) == 0;
-}
 
 /* Set *module*'s entry to *value* (a new reference, stolen); the old value
  * is released last, when the table is consistent. */
@@ -57,15 +48,13 @@ relocated_getattr(PyObject *module, int *error)
     if (entry == NULL) {
         return NULL;
     }
-#  if HOOKLESS_CACHE
     /* The watcher tells when a __getattr__ may have been stored: no
      * lookup on the reads in between. */
-    if (!(entry->flags & (NAMESPACE_MAY_HOLD_GETATTR | NAMESPACE_UNWATCHED))) {
+    if (!namespace_needs_look(entry)) {
         return entry->value == relocation_marker ? NULL : entry->value;
     }
     /* Cleared first: a store the lookup's code makes sets it again. */
     entry->flags &= ~NAMESPACE_MAY_HOLD_GETATTR;
-#  endif
     PyObject *dict = namespace_of(module);
     PyObject *found = dict == NULL ? NULL : PyDict_GetItemWithError(dict, getattr_key);
     if (found == NULL) {
@@ -163,6 +152,29 @@ start_relocating(PyObject *module)
  * interpreter that registered it; elsewhere the slot is wrapped at once. */
 static int getattr_watcher = -1;
 static PyInterpreterState *getattr_watcher_interp = NULL;
+static int relocation_scheduled = 0;
+
+/* Run by the main thread at its next safe point: start relocating the
+ * watched modules whose namespace got a __getattr__ while the read slot was
+ * not wrapped.  Never raises (an error would surface in unrelated code). */
+static int
+start_flagged_relocations(void *unused)
+{
+    (void)unused;
+    relocation_scheduled = 0;
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
+    for (size_t i = 0; i < opt_ins.capacity; i++) {
+        PyObject *module = opt_ins.entries[i].module;
+        if (module != NULL && opt_ins.entries[i].value == NULL &&
+            (opt_ins.entries[i].flags & NAMESPACE_MAY_HOLD_GETATTR) &&
+            start_relocating(module) < 0) {
+            PyErr_Clear();
+        }
+    }
+    PyErr_Restore(type, value, tb);
+    return 0;
+}
 
 static int
 getattr_watch_callback(PyDict_WatchEvent event, PyObject *dict, PyObject *key,
@@ -178,20 +190,30 @@ getattr_watch_callback(PyDict_WatchEvent event, PyObject *dict, PyObject *key,
         return 0;
     }
     /* The dict is about to change: the next read that reaches the slot
-     * moves the function out.  Failing here only costs speed. */
-    PyObject *type, *value, *tb;
-    PyErr_Fetch(&type, &value, &tb);
+     * moves the function out.  A watcher must run no code that could change
+     * the dict (an allocation may run the garbage collector and finalizers),
+     * so this only marks the module; with the read slot not wrapped yet, the
+     * wrap is left to a pending call (public API), which the main thread
+     * runs at its next safe point.  Failing here only costs speed. */
     for (size_t i = 0; i < opt_ins.capacity; i++) {
-        PyObject *module = opt_ins.entries[i].module;
-        if (module != NULL && namespace_of(module) == dict) {
-            opt_ins.entries[i].flags |= NAMESPACE_MAY_HOLD_GETATTR;
-            if (opt_ins.entries[i].value == NULL && start_relocating(module) < 0) {
-                PyErr_Clear();
-            }
-            break;
+        weak_entry *entry = &opt_ins.entries[i];
+        if (entry->module == NULL || namespace_of(entry->module) != dict) {
+            continue;
         }
+        entry->flags |= NAMESPACE_MAY_HOLD_GETATTR;
+        if (entry->value == NULL) {
+            if (getattro_is_wrapped() && relocation_marker != NULL) {
+                Py_INCREF(relocation_marker);
+                entry->value = relocation_marker;
+                relocating_count++;
+            }
+            else if (!relocation_scheduled &&
+                     Py_AddPendingCall(start_flagged_relocations, NULL) == 0) {
+                relocation_scheduled = 1;
+            }
+        }
+        break;
     }
-    PyErr_Restore(type, value, tb);
     return 0;
 }
 
@@ -229,6 +251,7 @@ stop_getattr_watcher(int release)
     }
     getattr_watcher = -1;
     getattr_watcher_interp = NULL;
+    relocation_scheduled = 0;
 }
 #  else
 void
@@ -252,6 +275,13 @@ track_module_getattr(PyObject *module)
             if (getattr_key == NULL) {
                 getattr_key = PyUnicode_InternFromString("__getattr__");
                 if (getattr_key == NULL) {
+                    return -1;
+                }
+            }
+            /* Made here, so that the watcher never allocates it. */
+            if (relocation_marker == NULL) {
+                relocation_marker = PyObject_CallNoArgs((PyObject *)&PyBaseObject_Type);
+                if (relocation_marker == NULL) {
                     return -1;
                 }
             }
@@ -297,13 +327,6 @@ void
 stop_getattr_watcher(int release)
 {
     (void)release;
-}
-
-int
-is_getattr_name(PyObject *name)
-{
-    (void)name;
-    return 0;
 }
 
 int

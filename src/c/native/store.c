@@ -306,12 +306,17 @@ setattro_while_deprecating(PyObject *self, PyObject *name, PyObject *value)
     return result;
 }
 
-/* The slot.  While no module has a deprecation table or a relocated
- * __getattr__, they cost the common store two loads and branches. */
+/* The slot.  While no module has a deprecation table or (3.11-3.14) a
+ * relocated __getattr__, they cost the common store a load and a branch
+ * each. */
 int
 hooked_setattro(PyObject *self, PyObject *name, PyObject *value)
 {
+#if RELOCATE_GETATTR
     if (deprecations.count != 0 || relocating_count != 0) {
+#else
+    if (deprecations.count != 0) {
+#endif
         return setattro_while_deprecating(self, name, value);
     }
     return store_core(self, name, value);
