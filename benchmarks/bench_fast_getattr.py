@@ -262,6 +262,8 @@ def markdown(results: list[dict[str, Any]]) -> str:
         "the ratio to the plain module's read, `x/getattr` to the `__getattr__` module's",
         "untouched read (below 1: faster). numpy rows read `np.float64` from numpy",
         "installed from the package index; its ratios compare with plain `np.float64`.",
+        "Times come from a shared 2-core machine under load: where the instruction",
+        "counts of two cases are equal, a time ratio away from 1 is noise.",
         "",
     ]
     for result in results:
