@@ -189,7 +189,7 @@ def info() -> str:
     else:
         lines.append(f"hook in this process: on, {current} engine, turned on by {route()}")
         if fast_getattr_is_on():
-            lines.append("fast getattr: on (modules defining __getattr__ pass to enable())")
+            lines.append(_fast_getattr_status(current))
     value = os.environ.get(ACTIVATION_VARIABLE)
     meaning = {True: "on", False: "off", None: f"not understood: use one of {', '.join(ON_VALUES)}"}
     shown = "unset" if value is None else repr(value)
@@ -212,6 +212,12 @@ def info() -> str:
         except ValueError as error:
             lines.append(f"${FAST_GETATTR_VARIABLE}: {fast_value!r} ({error})")
     return "\n".join(lines) + "\n"
+
+
+def _fast_getattr_status(engine: str) -> str:
+    if engine == "native":
+        return "fast getattr: on (modules defining __getattr__ pass to enable())"
+    return "fast getattr: on, but it does nothing under the class engine"
 
 
 def _info(prog: str, argv: "list[str]") -> int:

@@ -11,9 +11,12 @@ about itself, and an application that turns this switch on
 defines ``__getattr__`` once its body ran, and for those imported before the
 switch was turned on.
 
-The point after a module's body is the finder's loader wrapper (:mod:`._finder`):
-the class engine has it anyway, and the native engine, which otherwise needs
-no finder, gets it only while this switch is on.  Our own work there never
+The point after a module's body is the finder's loader wrapper (:mod:`._finder`),
+which the native engine, needing no finder otherwise, gets only while this
+switch is on.  Under the class engine the switch does nothing: ``enable()``
+cannot keep reads specialised there (the function stays in the namespace), and
+would give every such module a class of its own, which shows (numpy's own
+``test_public_api.py::test_numpy_namespace`` fails on it).  Our own work never
 fails an import: an error is reported once as a warning and the module stays
 as it was.
 """
@@ -33,7 +36,7 @@ if TYPE_CHECKING:
     from types import ModuleType
     from typing import Iterable
 
-    from ._engines import LoadingEngine
+    from ._engines import Engine
 
 _PACKAGE = __name__.rpartition(".")[0]
 
@@ -123,35 +126,31 @@ def enable_existing(modules: "Iterable[object]") -> None:
             enable_quietly(module)  # type: ignore[arg-type]  # a module: defines_getattr said
 
 
-class EnablingLoader:
-    """The finder's engine while the switch is on: *inner*'s work, then ``enable()``.
+def applies_to(engine: "Engine") -> bool:
+    """Tell whether the switch does anything under *engine*: the native one only."""
+    return not engine.uses_finder
 
-    *inner* is the class engine (which upgrades modules around their bodies),
-    or None for the native engine, which needs nothing there.
+
+class EnablingLoader:
+    """The finder's engine while the switch is on under the native engine: ``enable()`` after.
+
+    Nothing happens before a module's body: the native engine needs nothing there.
     """
 
-    def __init__(self, inner: "LoadingEngine | None", name: str) -> None:
-        self.inner = inner
-        self.name = name
+    name = "native"
 
     def begin(self, module: object) -> "type | None":
-        """Let *inner* prepare *module*; nothing more happens before the body."""
-        return None if self.inner is None else self.inner.begin(module)
+        """Do nothing before the body (no class to restore)."""
+        return None
 
     def abort(self, module: "ModuleType", class_before: type) -> None:
-        """Let *inner* undo :meth:`begin` (only called when it returned a class)."""
-        if self.inner is not None:
-            self.inner.abort(module, class_before)
+        """Never called: :meth:`begin` returns no class."""
 
     def settle(self, module: object) -> None:
-        """Let *inner* settle *module*, then enable it if it defines ``__getattr__``.
+        """Enable *module* if it defines ``__getattr__``.
 
         Only while the switch is on: an import that was under way when
         ``uninstall()`` ran still reaches this method.
         """
-        try:
-            if self.inner is not None:
-                self.inner.settle(module)
-        finally:
-            if _state.fast_getattr and defines_getattr(module):
-                enable_quietly(module)  # type: ignore[arg-type]  # a module: defines_getattr said
+        if _state.fast_getattr and defines_getattr(module):
+            enable_quietly(module)  # type: ignore[arg-type]  # a module: defines_getattr said

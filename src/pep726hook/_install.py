@@ -76,7 +76,9 @@ def install(engine: "str | None" = None, fast_getattr: "bool | None" = None) -> 
     *fast_getattr* true also passes to :func:`enable` every module whose
     namespace defines a PEP 562 ``__getattr__``, once its body has run, and
     every such module already imported: on CPython 3.11-3.14 their attribute
-    reads then stay specialised, as a plain module's.  None means
+    reads then stay specialised, as a plain module's.  The native engine only:
+    under the class engine the switch does nothing (``enable()`` cannot make
+    those reads faster there, and would change each module's class).  None means
     ``$PEP726HOOK_FAST_GETATTR`` (``1``/``true``/``yes``/``on`` turn it on),
     False when that is unset.  It stays on until :func:`uninstall`; the
     modules it enabled stay opted in.  Modules
@@ -140,7 +142,7 @@ def install(engine: "str | None" = None, fast_getattr: "bool | None" = None) -> 
             new_engine.upgrade(main)
         except TypeError:
             pass  # its class refuses subclasses or __class__ assignment, as below
-    if fast:
+    if fast and not upgrades_modules(new_engine):
         _enable_existing()
     return Installation(new_engine.name, installed_now=True)
 
@@ -159,16 +161,17 @@ def _requested_fast_getattr(value: "bool | None") -> bool:
 def _turn_fast_getattr_on(active: "Engine") -> bool:
     """Turn the fast-getattr switch on for the *active* installation; tell whether it was off.
 
-    Under the install lock.  Installs the finder (the native engine had none)
-    or replaces the class engine's with one that also enables modules.
+    Under the install lock.  Installs the finder (the native engine had none);
+    under the class engine the switch is recorded and does nothing.
     """
     if _state.fast_getattr:
         return False
-    from ._fast_getattr import EnablingLoader
-
-    inner = active if upgrades_modules(active) else None
-    _install_finder(EnablingLoader(inner, active.name))
     _state.fast_getattr = True
+    from ._fast_getattr import EnablingLoader, applies_to
+
+    if not applies_to(active):
+        return False
+    _install_finder(EnablingLoader())
     return True
 
 
@@ -256,10 +259,11 @@ def _activate(
     try:
         main = _main_to_upgrade()
         loading: LoadingEngine | None = new_engine if upgrades_modules(new_engine) else None
-        if fast_getattr:
+        if fast_getattr and loading is None:
+            # The switch under the native engine (it does nothing under the class engine).
             from ._fast_getattr import EnablingLoader
 
-            loading = EnablingLoader(loading, new_engine.name)
+            loading = EnablingLoader()
         if loading is not None:
             _install_finder(loading)
         if upgrades_modules(new_engine):
@@ -441,7 +445,7 @@ def _reclaim_front(finder: "Pep726Finder", compose: bool = True) -> None:
             return  # nothing was imported past it
         modules = list(sys.modules.values())
         left = engine.upgrade_existing(modules) if upgrades_modules(engine) else []
-        fast_getattr = _state.fast_getattr
+        fast_getattr = _state.fast_getattr and not upgrades_modules(engine)
     finally:
         lock.release()
     if not compose:
