@@ -32,7 +32,8 @@ _FINDER_CLASS_NAME = "Pep726Finder"
 # needs no finder, nor this module, unless the fast-getattr switch is on).
 _lists: "ModuleType | None" = None
 # The engine our current finder hands each module to (the class engine, or
-# the fast-getattr switch's loader around it), None while there is no finder.
+# the fast-getattr switch's loader under the native engine), None while there
+# is no finder.
 _loading: "LoadingEngine | None" = None
 
 
@@ -159,7 +160,10 @@ def _requested_fast_getattr(value: "bool | None") -> bool:
 
 
 def _turn_fast_getattr_on(active: "Engine") -> bool:
-    """Turn the fast-getattr switch on for the *active* installation; tell whether it was off.
+    """Turn the fast-getattr switch on for the *active* installation; tell whether to sweep.
+
+    True when the switch was off and now enables modules (native engine): those
+    imported so far are then to be enabled, without the lock.
 
     Under the install lock.  Installs the finder (the native engine had none);
     under the class engine the switch is recorded and does nothing.
