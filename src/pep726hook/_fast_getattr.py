@@ -34,9 +34,9 @@ from ._state import is_module
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from types import ModuleType
-    from typing import Iterable
+    from typing import Callable, Iterable
 
-    from ._engines import Engine
+    from ._engines import Engine, LoadingEngine
 
 _PACKAGE = __name__.rpartition(".")[0]
 
@@ -129,6 +129,24 @@ def enable_existing(modules: "Iterable[object]") -> None:
 def applies_to(engine: "Engine") -> bool:
     """Tell whether the switch does anything under *engine*: the native one only."""
     return not engine.uses_finder
+
+
+def turn_on(active: "Engine", install_finder: "Callable[[LoadingEngine], None]") -> bool:
+    """Turn the switch on for the *active* installation; tell whether to sweep.
+
+    True when the switch was off and now enables modules (native engine): those
+    imported so far are then to be enabled, without the lock.  Under the install
+    lock; *install_finder* puts a finder handing modules to its argument first
+    on ``sys.meta_path`` (the native engine had none).  Under the class engine
+    the switch is recorded and does nothing.
+    """
+    if _state.fast_getattr:
+        return False
+    _state.fast_getattr = True
+    if not applies_to(active):
+        return False
+    install_finder(EnablingLoader())
+    return True
 
 
 class EnablingLoader:

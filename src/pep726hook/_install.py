@@ -149,7 +149,9 @@ def install(engine: "str | None" = None, fast_getattr: "bool | None" = None) -> 
 
 
 def _requested_fast_getattr(value: "bool | None") -> bool:
-    # The switch's module (and enable()'s) is loaded only when the switch may be on.
+    # The switch's module (and enable()'s) is loaded only when the switch may be
+    # on: with it off, this module's start-up (the class engine) pays one
+    # environment lookup for it, and the switch's code lives in _fast_getattr.
     if value is None and not os.environ.get(FAST_GETATTR_VARIABLE, "").strip():
         return False
     if value is False:
@@ -160,27 +162,14 @@ def _requested_fast_getattr(value: "bool | None") -> bool:
 
 
 def _turn_fast_getattr_on(active: "Engine") -> bool:
-    """Turn the fast-getattr switch on for the *active* installation; tell whether to sweep.
+    # Under the lock; True when the modules imported so far are to be enabled.
+    from ._fast_getattr import turn_on
 
-    True when the switch was off and now enables modules (native engine): those
-    imported so far are then to be enabled, without the lock.
-
-    Under the install lock.  Installs the finder (the native engine had none);
-    under the class engine the switch is recorded and does nothing.
-    """
-    if _state.fast_getattr:
-        return False
-    _state.fast_getattr = True
-    from ._fast_getattr import EnablingLoader, applies_to
-
-    if not applies_to(active):
-        return False
-    _install_finder(EnablingLoader())
-    return True
+    return turn_on(active, _install_finder)
 
 
 def _enable_existing() -> None:
-    """Enable the modules imported so far that define ``__getattr__``; without the lock."""
+    # The modules imported so far that define __getattr__ (the switch's sweep).
     from ._fast_getattr import enable_existing
 
     enable_existing(list(sys.modules.values()))
