@@ -198,3 +198,99 @@ def packaging(session: nox.Session) -> None:
 def check_c(session: nox.Session) -> None:
     """Every C file under src/ with gcc and clang at -Wall -Wextra -Werror (tools/check-c.sh)."""
     session.run("bash", "tools/check-c.sh", "python", external=True)
+
+
+# Packages from the package index whose modules define a PEP 562 __getattr__,
+# and the tests of theirs that the real_packages session runs: the ones that
+# reach numpy.__getattr__ (lazily imported submodules, removed and deprecated
+# names, the public API) and a broad sample besides, a few minutes on 2 cores.
+REAL_PACKAGES = ["numpy", "lazy_loader", "pytest>=7", "hypothesis>=6"]
+NUMPY_TESTS = [
+    "numpy.tests",
+    "numpy.lib.tests",
+    "numpy.{core}.tests.test_numeric",
+    "numpy.{core}.tests.test_deprecations",
+]
+
+
+@nox.session(python=CPYTHONS, venv_backend="venv", default=False)
+def real_packages(session: nox.Session) -> None:
+    """numpy's and lazy_loader's own tests, plain and with the hook and fast-getattr switch on.
+
+    Not run by ``tools/run-tests.sh``: it takes minutes and the package
+    index.  The hooked run starts every process with ``PEP726HOOK=1`` and
+    ``PEP726HOOK_FAST_GETATTR=1``; ``tools/compare_test_outcomes.py`` then
+    requires each test to end the same way in both runs.  The argument after
+    ``--`` names the engine (``auto``, the default, ``native`` or ``class``).
+    """
+    engine = session.posargs[0] if session.posargs else "auto"
+    # Binary wheels only: building numpy from source would take the session's time.
+    session.install("--only-binary", "numpy", *REAL_PACKAGES)
+    _install_project(session)
+    work = Path(session.create_tmp()).resolve()
+    # lazy_loader's tests ship in its sdist only, beside the installed version.
+    version = session.run(
+        "python", "-c", "import lazy_loader; print(lazy_loader.__version__)", silent=True
+    )
+    sdists = work / "sdist"
+    session.run(
+        "python", "-m", "pip", "download", "-q", "--no-binary", ":all:", "--no-deps",
+        "-d", str(sdists), f"lazy_loader=={str(version).strip()}",
+    )  # fmt: skip
+    lazy_loader_root = _unpack_sdist(next(sdists.glob("lazy_loader-*.tar.gz")), work)
+    hooked = {"PEP726HOOK": "1", "PEP726HOOK_ENGINE": engine, "PEP726HOOK_FAST_GETATTR": "1"}
+    # The switch is on, and numpy and a lazy_loader user went through enable()
+    # (native engine).
+    check = (
+        "import numpy, pep726hook, sys; sys.path.insert(0, sys.argv[1]); "
+        "import tests.fake_pkg as fake_pkg; "
+        "from pep726hook import _cli; info = _cli.info(); print(info); "
+        "assert 'fast getattr: on' in info; "
+        "native = pep726hook.engine() == 'native'; pep726hook.uninstall(); "
+        # Opted in by the switch under the native engine; it does nothing under the class engine.
+        "assert bool(pep726hook.engine(numpy)) == bool(pep726hook.engine(fake_pkg)) == native"
+    )
+    session.run("python", "-c", check, str(lazy_loader_root), env=hooked)
+    # numpy.core became numpy._core in numpy 2 (the newest for Python 3.8 is 1.24).
+    core = session.run(
+        "python", "-c", "import numpy; print('_core' if hasattr(numpy, '_core') else 'core')",
+        silent=True,
+    )  # fmt: skip
+    numpy_tests = [name.format(core=str(core).strip()) for name in NUMPY_TESTS]
+    suites = {
+        "numpy": (work, ["--pyargs", *numpy_tests]),
+        "lazy_loader": (lazy_loader_root, ["tests"]),
+    }
+    failed = []
+    for name, (directory, targets) in suites.items():
+        reports = []
+        for run, env in (("plain", {}), ("hooked", hooked)):
+            report = work / f"{name}-{run}.xml"
+            session.chdir(directory)
+            session.run(
+                "python", "-m", "pytest", "-p", "no:cacheprovider", "-q", "-rN",
+                f"--junitxml={report}", *targets,
+                env=env, success_codes=[0, 1],
+            )  # fmt: skip
+            reports.append(str(report))
+        session.chdir(Path(__file__).parent)
+        try:
+            session.run("python", "tools/compare_test_outcomes.py", *reports, "--label", name)
+        except nox.command.CommandFailed:
+            failed.append(name)
+    if failed:
+        session.error(f"outcomes differ with the hook on: {', '.join(failed)}")
+
+
+def _unpack_sdist(archive: Path, into: Path) -> Path:
+    """Unpack *archive* (a .tar.gz sdist) under *into*; return its top directory."""
+    import tarfile
+
+    with tarfile.open(archive) as tar:
+        members = tar.getmembers()
+        # The "data" filter (3.12+, and backported) refuses links and paths out of *into*.
+        if hasattr(tarfile, "data_filter"):
+            tar.extractall(into, filter="data")
+        else:
+            tar.extractall(into)
+    return into / members[0].name.split("/")[0]

@@ -713,6 +713,7 @@ KEPT_SECTIONS = (
     "Class engine start-up",
     "Runner start-up",
     "Whole-program cost on pyperformance (callgrind)",
+    "PEP 562 `__getattr__` modules and the fast-getattr switch",  # bench_fast_getattr.py
 )
 
 

@@ -60,6 +60,7 @@ _PYPY = sys.implementation.name == "pypy"
 _SCRUBBED = (
     "PEP726HOOK",
     "PEP726HOOK_ENGINE",
+    "PEP726HOOK_FAST_GETATTR",
     "PYTHONPATH",
     "PYTHONHOME",
     "PYTHONSAFEPATH",

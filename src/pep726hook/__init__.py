@@ -26,6 +26,11 @@ __version__ = "0.1.0.dev0"
 # before they know the hook is wanted, spell the first one out.
 _ACTIVATION_VARIABLE = "PEP726HOOK"
 _ENGINE_VARIABLE = "PEP726HOOK_ENGINE"
+_FAST_GETATTR_VARIABLE = "PEP726HOOK_FAST_GETATTR"
+# The spellings of an on/off variable ($PEP726HOOK, $PEP726HOOK_FAST_GETATTR),
+# compared case-insensitively, surrounding blanks ignored.
+_ON_VALUES = ("1", "true", "yes", "on")
+_OFF_VALUES = ("", "0", "false", "no", "off")
 
 # Each public name and the private module that defines it, imported on the
 # name's first use: `import pep726hook` costs no more than an empty

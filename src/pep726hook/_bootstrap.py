@@ -7,22 +7,27 @@ module stays tiny: it imports nothing that start-up has not already imported
 starting.
 """
 
-import os
+# One statement, not isort's one per name: each `from . import` of a package
+# runs importlib's _handle_fromlist, Python code that every process setting
+# $PEP726HOOK would pay again.
+import os  # noqa: I001
 import sys
 
-from . import _ACTIVATION_VARIABLE as ACTIVATION_VARIABLE
-from . import _ENGINE_VARIABLE as ENGINE_VARIABLE
+from . import (
+    _ACTIVATION_VARIABLE as ACTIVATION_VARIABLE,
+    _ENGINE_VARIABLE as ENGINE_VARIABLE,
+    _FAST_GETATTR_VARIABLE as FAST_GETATTR_VARIABLE,
+    _OFF_VALUES as OFF_VALUES,
+    _ON_VALUES as ON_VALUES,
+)
 
-# The spellings of $PEP726HOOK, compared case-insensitively.  Any other value
+# The spellings of $PEP726HOOK (ON_VALUES, OFF_VALUES).  Any other value
 # leaves the hook off and says so on stderr: a typo must not pass unnoticed.
 # The .pth line imports us whenever the variable is set, whatever its value:
 # `"PEP726HOOK" in os.environ` is the cheapest test site can compile, and every
 # process of the environment compiles it.  An off value costs the processes
 # that set it this module and the package's lazy __init__.
 START_UP_ROUTE = f"${ACTIVATION_VARIABLE} at start-up"
-
-ON_VALUES = ("1", "true", "yes", "on")
-OFF_VALUES = ("", "0", "false", "no", "off")
 
 # Site runs every .pth line of a venv twice on CPython 3.8-3.14 (measured):
 # site.venv() adds the venv's site-packages and main() adds it again, and
@@ -54,11 +59,15 @@ def activation_requested(value: "str | None") -> "bool | None":
 def activate() -> None:
     """Install the hook when ``$PEP726HOOK`` is on (``1``, ``true``, ``yes``, ``on``).
 
-    The engine comes from ``$PEP726HOOK_ENGINE``.  Safe to call any number of
+    The engine comes from ``$PEP726HOOK_ENGINE``, and
+    ``$PEP726HOOK_FAST_GETATTR`` on turns the fast-getattr switch on too
+    (``install()`` then, never the native engine alone: the switch needs the
+    finder).  Safe to call any number of
     times (site runs a venv's ``.pth`` files twice before 3.15).  An unknown
-    ``$PEP726HOOK`` value, a wrong engine name or an engine that cannot run
-    here costs one line on stderr (never a warning, which ``-W error`` would
-    turn into a failed start-up); the process starts without the hook.
+    ``$PEP726HOOK`` value, a wrong engine name, an engine that cannot run
+    here or a bad ``$PEP726HOOK_FAST_GETATTR`` costs one line on stderr
+    (never a warning, which ``-W error`` would turn into a failed start-up);
+    the process starts without the hook.
     """
     global _attempted
     if _attempted:
@@ -77,6 +86,7 @@ def activate() -> None:
     try:
         if not (
             _names_the_native_engine(os.environ.get(ENGINE_VARIABLE, ""))
+            and fast_getattr_is_off(os.environ.get(FAST_GETATTR_VARIABLE))
             and _start_native_engine_alone(START_UP_ROUTE)
         ):
             from ._install import install, record_route
@@ -85,6 +95,14 @@ def activate() -> None:
             record_route(START_UP_ROUTE)
     except Exception as error:  # start-up must go on whatever happened
         sys.stderr.write(f"pep726hook: hook not activated at start-up: {error}\n")
+
+
+# Whether a $PEP726HOOK_FAST_GETATTR value leaves the switch off; any other
+# value, a bad one included, is install()'s: the switch needs its finder, and
+# it reports a bad value.  (Comments, not a docstring: every byte of this
+# module's bytecode costs every process that sets $PEP726HOOK.)
+def fast_getattr_is_off(value: "str | None") -> bool:
+    return value is None or value.strip().lower() in OFF_VALUES
 
 
 def _names_the_native_engine(value: str) -> bool:

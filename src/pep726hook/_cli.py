@@ -17,6 +17,8 @@ import sys
 
 from . import _ACTIVATION_VARIABLE as ACTIVATION_VARIABLE
 from . import _ENGINE_VARIABLE as ENGINE_VARIABLE
+from . import _FAST_GETATTR_VARIABLE as FAST_GETATTR_VARIABLE
+from . import _ON_VALUES as ON_VALUES
 from . import __version__
 from ._compat import CPYTHON_WITH_GIL, IMPLEMENTATION
 from ._runner import (
@@ -37,8 +39,8 @@ if TYPE_CHECKING:
 USAGE_STATUS = 2
 
 USAGE = """\
-usage: {prog} [--engine ENGINE] [--] TARGET [args ...]
-       {prog} run [--engine ENGINE] [--] TARGET [args ...]
+usage: {prog} [--engine ENGINE] [--fast-getattr] [--] TARGET [args ...]
+       {prog} run [--engine ENGINE] [--fast-getattr] [--] TARGET [args ...]
        {prog} scan [scan arguments ...]
        {prog} info
        {prog} -h | --help | --version
@@ -56,6 +58,9 @@ Everything after TARGET is passed to the program in sys.argv.
 
 options (only before TARGET):
   --engine ENGINE  auto, native or class (default: ${variable}, else auto)
+  --fast-getattr   also pass every module that defines a PEP 562 __getattr__
+                   to pep726hook.enable(), which keeps its reads fast on
+                   CPython 3.11-3.14 (default: ${fast_getattr}, else off)
   --               end of our options: the next argument is a script path
   -h, --help       show this help and exit
   --version        show the version and the engines available, and exit
@@ -68,9 +73,10 @@ subcommands:
                    missing) and whether the hook is on in this process
 
 The program runs as __main__ exactly as with `python TARGET`, and
-{activation}=1 and {variable}=<engine> are exported so that child
-Python processes (subprocess, multiprocessing, concurrent.futures) start with
-the hook on as well.  An engine named here replaces one that {activation}
+{activation}=1 and {variable}=<engine> are exported (and
+{fast_getattr}=1 with --fast-getattr) so that child Python processes
+(subprocess, multiprocessing, concurrent.futures) start with the hook on as
+well.  An engine named here replaces one that {activation}
 already turned on at start-up.
 
 exit status: the program's own, as with python (1 after an uncaught
@@ -84,7 +90,8 @@ INFO_HELP = """\
 Show what pep726hook can do in this interpreter: its version, the engines
 available (and why the native engine is missing, with how to see the
 compiler's error), whether the hook is on in this process and what turned it
-on, and how ${activation} and ${variable} are understood.
+on, and how ${activation}, ${variable} and
+${fast_getattr} are understood.
 
 options:
   -h, --help  show this help and exit
@@ -117,7 +124,12 @@ def main(argv: "Sequence[str] | None" = None) -> int:
         text = (
             USAGE.format(prog=prog)
             + "\n"
-            + HELP.format(prog=prog, variable=ENGINE_VARIABLE, activation=ACTIVATION_VARIABLE)
+            + HELP.format(
+                prog=prog,
+                variable=ENGINE_VARIABLE,
+                activation=ACTIVATION_VARIABLE,
+                fast_getattr=FAST_GETATTR_VARIABLE,
+            )
         )
         return _finish_output(_print(text))
     if options.action == "version":
@@ -127,7 +139,7 @@ def main(argv: "Sequence[str] | None" = None) -> int:
 
 def _run(options: "Options", prog: str) -> int:
     try:
-        started = start_engine(options.engine)
+        started = start_engine(options.engine, options.fast_getattr)
     except UsageError as error:
         return usage_error(prog, str(error))
     return run(options, started, prog)
@@ -149,14 +161,15 @@ def version_line() -> str:
 
 def info() -> str:
     """What ``pep726hook info`` prints: engines, why one is missing, how the hook is on."""
-    from ._bootstrap import ON_VALUES, activation_requested
+    from ._bootstrap import activation_requested
     from ._engines import (
         available_engines,
         engine_from_environment,
         native_unavailable_reason,
     )
+    from ._fast_getattr import switch_value
     from ._install import engine as active_engine
-    from ._install import route
+    from ._install import fast_getattr_is_on, route
 
     lines = [f"pep726hook {__version__}"]
     lines.append(f"python: {IMPLEMENTATION} {_python_version()} ({sys.executable})")
@@ -175,6 +188,8 @@ def info() -> str:
         lines.append("hook in this process: off")
     else:
         lines.append(f"hook in this process: on, {current} engine, turned on by {route()}")
+        if fast_getattr_is_on():
+            lines.append(_fast_getattr_status(current))
     value = os.environ.get(ACTIVATION_VARIABLE)
     meaning = {True: "on", False: "off", None: f"not understood: use one of {', '.join(ON_VALUES)}"}
     shown = "unset" if value is None else repr(value)
@@ -187,7 +202,22 @@ def info() -> str:
             lines.append(f"${ENGINE_VARIABLE}: {engine_value!r} ({engine_from_environment()})")
         except (ValueError, RuntimeError) as error:
             lines.append(f"${ENGINE_VARIABLE}: {engine_value!r} ({error})")
+    fast_value = os.environ.get(FAST_GETATTR_VARIABLE)
+    if fast_value is None:
+        lines.append(f"${FAST_GETATTR_VARIABLE}: unset (off)")
+    else:
+        try:
+            on = switch_value(fast_value, f"${FAST_GETATTR_VARIABLE}")
+            lines.append(f"${FAST_GETATTR_VARIABLE}: {fast_value!r} ({'on' if on else 'off'})")
+        except ValueError as error:
+            lines.append(f"${FAST_GETATTR_VARIABLE}: {fast_value!r} ({error})")
     return "\n".join(lines) + "\n"
+
+
+def _fast_getattr_status(engine: str) -> str:
+    if engine == "native":
+        return "fast getattr: on (modules defining __getattr__ pass to enable())"
+    return "fast getattr: on, but it does nothing under the class engine"
 
 
 def _info(prog: str, argv: "list[str]") -> int:
@@ -195,7 +225,11 @@ def _info(prog: str, argv: "list[str]") -> int:
         text = (
             INFO_USAGE.format(prog=prog)
             + "\n"
-            + INFO_HELP.format(variable=ENGINE_VARIABLE, activation=ACTIVATION_VARIABLE)
+            + INFO_HELP.format(
+                variable=ENGINE_VARIABLE,
+                activation=ACTIVATION_VARIABLE,
+                fast_getattr=FAST_GETATTR_VARIABLE,
+            )
         )
         return _print(text)
     if argv:

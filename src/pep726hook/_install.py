@@ -1,8 +1,10 @@
 """Turning PEP 726 behaviour on and off for the whole interpreter."""
 
 import _thread
+import os
 import sys
 
+from . import _FAST_GETATTR_VARIABLE as FAST_GETATTR_VARIABLE
 from . import _state
 from ._composition import namespace_of
 from ._engines import (
@@ -20,15 +22,20 @@ if TYPE_CHECKING:
     from types import ModuleType, TracebackType
     from typing import Any, Iterable
 
-    from ._engine_protocols import Engine
+    from ._engine_protocols import Engine, LoadingEngine
     from ._finder import Pep726Finder
 
 # Finders are recognised by class name (the finder module is imported only by
-# the class engine), which also catches one left by an earlier copy of the package.
+# the class engine and the fast-getattr switch), which also catches one left by
+# an earlier copy of the package.
 _FINDER_CLASS_NAME = "Pep726Finder"
-# pep726hook._meta_path once the class engine has been activated (the native
-# engine needs no finder, nor this module).
+# pep726hook._meta_path once a finder has been installed (the native engine
+# needs no finder, nor this module, unless the fast-getattr switch is on).
 _lists: "ModuleType | None" = None
+# The engine our current finder hands each module to (the class engine, or
+# the fast-getattr switch's loader under the native engine), None while there
+# is no finder.
+_loading: "LoadingEngine | None" = None
 
 
 class Installation:
@@ -60,12 +67,23 @@ class Installation:
             uninstall()
 
 
-def install(engine: "str | None" = None) -> "Installation":
+def install(engine: "str | None" = None, fast_getattr: "bool | None" = None) -> "Installation":
     """Give every module imported from now on PEP 726 behaviour.
 
     *engine* is ``"auto"`` (native where available, else class), ``"native"``
     or ``"class"``; None means ``$PEP726HOOK_ENGINE``, or ``"auto"`` when that
-    is unset.  Calling it again while installed changes nothing.  Modules
+    is unset.  Calling it again while installed changes nothing, but for
+    turning *fast_getattr* on.
+
+    *fast_getattr* true also passes to :func:`enable` every module whose
+    namespace defines a PEP 562 ``__getattr__``, once its body has run, and
+    every such module already imported: on CPython 3.11-3.14 their attribute
+    reads then stay specialised, as a plain module's.  The native engine only:
+    under the class engine the switch does nothing (``enable()`` cannot make
+    those reads faster there, and would change each module's class).  None means
+    ``$PEP726HOOK_FAST_GETATTR`` (``1``/``true``/``yes``/``on`` turn it on),
+    False when that is unset.  It stays on until :func:`uninstall`; the
+    modules it enabled stay opted in.  Modules
     already imported whose namespace defines ``__setattr__`` or
     ``__delattr__`` are upgraded on the spot, and so is ``__main__``, whose
     body does not run through the import system: installed at start-up
@@ -74,35 +92,43 @@ def install(engine: "str | None" = None) -> "Installation":
     Modules opted in with :func:`enable` fix the engine: ``"auto"`` means
     theirs, and the other one is refused.
 
-    Raises ValueError for an unknown engine name, EngineUnavailableError when
+    Raises ValueError for an unknown engine name or a bad
+    ``$PEP726HOOK_FAST_GETATTR``, TypeError for a *fast_getattr* that is
+    neither a bool nor None, EngineUnavailableError when
     ``"native"`` cannot run here or opted-in modules use the other engine, and
     RuntimeError when already installed with a different engine than the one
     named.
     """
     name = engine_from_environment() if engine is None else requested_engine_name(engine)
+    fast = _requested_fast_getattr(fast_getattr)
     # Classes composed for this call outside the lock, alive until the
     # modules have them (the composed classes' cache is weak).
     composed: list[type] = []
     while True:
         with _state.lock:  # lock rules 1 and 2: nothing below composes or warns
             active = _state.active_engine
-            if active is not None:
-                if name not in ("auto", active.name):
-                    raise RuntimeError(
-                        f"pep726hook is already installed with the {active.name!r} "
-                        f"engine; call uninstall() before installing the {name!r} engine"
-                    )
-                return Installation(active.name, installed_now=False)
-            # Opted-in modules that are gone no longer hold their engine (and its patch).
-            _release_unused_opt_in_engine()
-            new_engine = create_engine(_engine_beside_opt_ins(name))
-            modules = list(sys.modules.values())
-            waiting = (
-                new_engine.needing_composition(modules) if upgrades_modules(new_engine) else []
-            )
-            if not waiting:
-                later, main = _activate(new_engine, modules)
-                break
+            if active is None:
+                # Opted-in modules that are gone no longer hold their engine (and its patch).
+                _release_unused_opt_in_engine()
+                new_engine = create_engine(_engine_beside_opt_ins(name))
+                modules = list(sys.modules.values())
+                waiting = (
+                    new_engine.needing_composition(modules) if upgrades_modules(new_engine) else []
+                )
+                if not waiting:
+                    later, main = _activate(new_engine, modules, fast)
+                    break
+            elif name not in ("auto", active.name):
+                raise RuntimeError(
+                    f"pep726hook is already installed with the {active.name!r} "
+                    f"engine; call uninstall() before installing the {name!r} engine"
+                )
+            else:
+                switched_on = fast and _turn_fast_getattr_on(active)
+        if active is not None:
+            if switched_on:
+                _enable_existing()  # the lock released: enable() takes it itself
+            return Installation(active.name, installed_now=False)
         # Composing runs the classes' metaclasses and __init_subclass__, user
         # code that may import: not under the lock (lock rule 1).  Their error
         # propagates with nothing installed; then everything is checked again.
@@ -118,21 +144,66 @@ def install(engine: "str | None" = None) -> "Installation":
             new_engine.upgrade(main)
         except TypeError:
             pass  # its class refuses subclasses or __class__ assignment, as below
+    if fast and not upgrades_modules(new_engine):
+        _enable_existing()
     return Installation(new_engine.name, installed_now=True)
 
 
-def install_replacing(requested: str) -> "Installation":
+def _requested_fast_getattr(value: "bool | None") -> bool:
+    # The switch's module (and enable()'s) is loaded only when the switch may be
+    # on: with it off, this module's start-up (the class engine) pays one
+    # environment lookup for it, and the switch's code lives in _fast_getattr.
+    if value is None and not os.environ.get(FAST_GETATTR_VARIABLE, "").strip():
+        return False
+    if value is False:
+        return False
+    from ._fast_getattr import requested_fast_getattr
+
+    return requested_fast_getattr(value)
+
+
+def _turn_fast_getattr_on(active: "Engine") -> bool:
+    # Under the lock; True when the modules imported so far are to be enabled.
+    from ._fast_getattr import turn_on
+
+    return turn_on(active, _install_finder)
+
+
+def _enable_existing() -> None:
+    # The modules imported so far that define __getattr__ (the switch's sweep).
+    from ._fast_getattr import enable_existing
+
+    enable_existing(list(sys.modules.values()))
+
+
+def _install_finder(loading: "LoadingEngine") -> None:
+    """Put a finder handing modules to *loading* first on ``sys.meta_path``; under the lock."""
+    global _lists, _loading
+    # Imported here: activation with the native engine needs no finder.  Our
+    # own modules, whose bodies take no lock (lock rule 2).
+    from . import _meta_path
+    from ._finder import Pep726Finder
+
+    _lists = _meta_path
+    _remove_finders()
+    finder = Pep726Finder(loading, _reclaim_front)
+    sys.meta_path = _meta_path.finder_first([finder, *sys.meta_path], finder, _meta_path_dropped)
+    _loading = loading
+
+
+def install_replacing(requested: str, fast_getattr: "bool | None" = None) -> "Installation":
     """Install the engine *requested* by a route's option, replacing a different active one.
 
     The rule of every route that takes an engine option (the runner's
     ``--engine``, the pytest plugin's options): an engine named there replaces
     the active one (turned on by ``PEP726HOOK=1``, say); ``auto``, or naming
     none, keeps it.  ``install()`` itself is stricter and raises instead.
+    ``install()``'s *fast_getattr* is passed on.
     """
     active = _state.active_engine
     if active is not None and requested not in ("auto", active.name):
         uninstall()
-    return install(requested)
+    return install(requested, fast_getattr)
 
 
 def _engine_beside_opt_ins(requested: str) -> str:
@@ -169,7 +240,7 @@ def _release_unused_opt_in_engine() -> None:
 
 
 def _activate(
-    new_engine: "Engine", modules: "Iterable[object]"
+    new_engine: "Engine", modules: "Iterable[object]", fast_getattr: bool
 ) -> "tuple[list[ModuleType], ModuleType | None]":
     """Finish install() under the lock, the classes *modules* need composed.
 
@@ -177,23 +248,19 @@ def _activate(
     needs composing: modules given another class since that check, and
     ``__main__``, whose class a failed composition must not refuse the install.
     """
-    global _lists
     new_engine.activate()
     later: list[ModuleType] = []
     try:
         main = _main_to_upgrade()
-        if upgrades_modules(new_engine):
-            # Imported here: activation with the native engine needs no
-            # finder.  Our own module, whose body takes no lock (lock rule 2).
-            from . import _meta_path
-            from ._finder import Pep726Finder
+        loading: LoadingEngine | None = new_engine if upgrades_modules(new_engine) else None
+        if fast_getattr and loading is None:
+            # The switch under the native engine (it does nothing under the class engine).
+            from ._fast_getattr import EnablingLoader
 
-            _lists = _meta_path
-            _remove_finders()
-            finder = Pep726Finder(new_engine, _reclaim_front)
-            sys.meta_path = _meta_path.finder_first(
-                [finder, *sys.meta_path], finder, _meta_path_dropped
-            )
+            loading = EnablingLoader()
+        if loading is not None:
+            _install_finder(loading)
+        if upgrades_modules(new_engine):
             later = new_engine.upgrade_existing(modules)
             try:
                 if main is not None and new_engine.upgrade_if_composed(main):
@@ -208,6 +275,7 @@ def _activate(
         raise
     _state.active_engine = new_engine
     _state.route = "install()"
+    _state.fast_getattr = fast_getattr
     return later, main
 
 
@@ -231,7 +299,7 @@ def _main_to_upgrade() -> "ModuleType | None":
 def uninstall() -> None:
     """Undo :func:`install`: remove the finder and put every upgraded module back.
 
-    Modules opted in with :func:`enable` keep their hooks (the native patch
+    Modules opted in with :func:`enable` (by the fast-getattr switch too) keep their hooks (the native patch
     stays while any of them is alive).  Does nothing else when not installed.
     """
     with _state.lock:  # lock rules 1 and 2
@@ -241,6 +309,7 @@ def uninstall() -> None:
             active.deactivate()
             _state.active_engine = None
             _state.route = None
+            _state.fast_getattr = False
         _release_unused_opt_in_engine()
 
 
@@ -278,6 +347,11 @@ def record_route(route: str) -> None:
     with _state.lock:  # lock rule 2: a few assignments
         if _state.active_engine is not None:
             _state.route = route
+
+
+def fast_getattr_is_on() -> bool:
+    """Tell whether the installation passes modules defining ``__getattr__`` to ``enable()``."""
+    return _state.fast_getattr
 
 
 def route() -> "str | None":
@@ -352,12 +426,7 @@ def _reclaim_front(finder: "Pep726Finder", compose: bool = True) -> None:
     try:
         engine = _state.active_engine
         lists = _lists
-        if (
-            engine is None
-            or not upgrades_modules(engine)
-            or finder.engine is not engine
-            or lists is None
-        ):
+        if engine is None or _loading is None or finder.engine is not _loading or lists is None:
             return  # uninstalled, or an old finder on a list an import still walks
         meta_path: Any = sys.meta_path
         if type(meta_path) is lists.FinderFirstList and meta_path.finder is finder:
@@ -368,7 +437,9 @@ def _reclaim_front(finder: "Pep726Finder", compose: bool = True) -> None:
         sys.meta_path = lists.finder_first(meta_path, finder, _meta_path_dropped)
         if meta_path and meta_path[0] is finder:
             return  # nothing was imported past it
-        left = engine.upgrade_existing(list(sys.modules.values()))
+        modules = list(sys.modules.values())
+        left = engine.upgrade_existing(modules) if upgrades_modules(engine) else []
+        fast_getattr = _state.fast_getattr and not upgrades_modules(engine)
     finally:
         lock.release()
     if not compose:
@@ -379,6 +450,12 @@ def _reclaim_front(finder: "Pep726Finder", compose: bool = True) -> None:
         # its global import lock: a metaclass that waits there for another
         # thread's import still hangs.
         engine.upgrade(module)
+    if fast_getattr:
+        # The modules imported past the finder: enable() takes the lock
+        # itself (and may compose a class), so not under ours either.
+        from ._fast_getattr import enable_existing
+
+        enable_existing(modules)
 
 
 def _meta_path_dropped(finder: "Pep726Finder") -> None:
@@ -394,8 +471,10 @@ def _remove_finders() -> None:
     # Any instance counts, including one left by an earlier copy of this
     # package, so that activation stays idempotent (site runs a venv's .pth
     # line twice before 3.15).  A new list, never an edit (see _state).
+    global _loading
     meta_path = _in_place_order(sys.meta_path)
     sys.meta_path = [f for f in meta_path if type(f).__name__ != _FINDER_CLASS_NAME]
+    _loading = None
 
 
 def _in_place_order(meta_path: "Iterable[Any]") -> "list[Any]":

@@ -22,10 +22,12 @@ import pytest
 
 from . import _ACTIVATION_VARIABLE as ACTIVATION_VARIABLE
 from . import _ENGINE_VARIABLE as ENGINE_VARIABLE
+from . import _FAST_GETATTR_VARIABLE as FAST_GETATTR_VARIABLE
 from ._engines import ENGINE_NAMES, engine_from_environment, normalize_engine_name
 from ._install import engine as active_engine
 from ._install import (
     ensure_finder_first,
+    fast_getattr_is_on,
     install_replacing,
     is_installed,
     record_route,
@@ -56,6 +58,17 @@ def pytest_addoption(parser: pytest.Parser) -> None:
             f"(implies --pep726hook; default: ${ENGINE_VARIABLE} or auto)"
         ),
     )
+    group.addoption(
+        "--pep726hook-fast-getattr",
+        action="store_true",
+        default=None,
+        dest="pep726hook_fast_getattr",
+        help=(
+            "also pass every module that defines a PEP 562 __getattr__ to "
+            "pep726hook.enable(), keeping its reads fast on CPython 3.11-3.14 "
+            f"(implies --pep726hook; default: ${FAST_GETATTR_VARIABLE}, else off)"
+        ),
+    )
     parser.addini(
         "pep726hook",
         type="bool",
@@ -66,6 +79,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "pep726hook_engine",
         default="",
         help="engine for the pep726hook ini option: auto, native or class",
+    )
+    parser.addini(
+        "pep726hook_fast_getattr",
+        type="bool",
+        default=False,
+        help="turn the hook on with the fast-getattr switch (see --pep726hook-fast-getattr)",
     )
 
 
@@ -88,7 +107,8 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
     current = active_engine()
     if current is None:
         return []
-    return [f"pep726hook: {current} engine (turned on by {route()})"]
+    fast = ", fast getattr" if fast_getattr_is_on() else ""
+    return [f"pep726hook: {current} engine{fast} (turned on by {route()})"]
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -119,8 +139,11 @@ def _activate(config: pytest.Config) -> None:
     config.stash[_activated_key] = True
     engine_option = _option(config, "pep726hook_engine")
     ini_engine = str(config.getini("pep726hook_engine") or "").strip() or None
+    fast_getattr = bool(_option(config, "pep726hook_fast_getattr")) or bool(
+        config.getini("pep726hook_fast_getattr")
+    )
     wanted = bool(_option(config, "pep726hook")) or bool(config.getini("pep726hook"))
-    if not (wanted or engine_option):
+    if not (wanted or engine_option or fast_getattr):
         return
     try:
         if engine_option:
@@ -129,24 +152,29 @@ def _activate(config: pytest.Config) -> None:
             requested = normalize_engine_name(ini_engine, "the pep726hook_engine ini option")
         else:
             requested = engine_from_environment()
-        installation = install_replacing(requested)
-    except (ValueError, RuntimeError) as error:
+        installation = install_replacing(requested, True if fast_getattr else None)
+    except (ValueError, TypeError, RuntimeError) as error:
         raise pytest.UsageError(f"pep726hook: {error}") from None
     if installation.installed_now:
         record_route("the pytest plugin")
         config.add_cleanup(_uninstall_if_installed)
-    _export(config, requested)
+    _export(config, requested, fast_getattr)
 
 
-def _export(config: pytest.Config, engine: str) -> None:
+def _export(config: pytest.Config, engine: str, fast_getattr: bool) -> None:
     """Pass the hook on to child processes (pytester subprocesses, xdist workers).
 
     *engine* is passed on as asked, as the runner does: "auto" resolves per
     interpreter, also in sub-interpreters that cannot load the extension.
+    The fast-getattr switch asked for here is exported too; one turned on by
+    ``$PEP726HOOK_FAST_GETATTR`` is inherited as it is.
     """
-    saved = {name: os.environ.get(name) for name in (ACTIVATION_VARIABLE, ENGINE_VARIABLE)}
+    names = (ACTIVATION_VARIABLE, ENGINE_VARIABLE, FAST_GETATTR_VARIABLE)
+    saved = {name: os.environ.get(name) for name in names}
     os.environ[ACTIVATION_VARIABLE] = "1"
     os.environ[ENGINE_VARIABLE] = engine
+    if fast_getattr:
+        os.environ[FAST_GETATTR_VARIABLE] = "1"
 
     def restore() -> None:
         for name, value in saved.items():

@@ -8,7 +8,7 @@ coverage.py's ``execfile.PyRunner``).  Module resolution (``-m``, and
 use it, so packages, error messages and ``__spec__`` come out as Python gives
 them.
 
-The common command lines, ``[run] [--engine E] [--] TARGET [args...]``, are
+The common command lines, ``[run] [--engine E] [--fast-getattr] [--] TARGET [args...]``, are
 parsed here too, so that ``python -m pep726hook TARGET`` starts its program
 without the full command (:mod:`._cli`: help, version, ``info``, ``scan``,
 usage errors).
@@ -30,7 +30,8 @@ import sys
 
 from . import _ACTIVATION_VARIABLE as ACTIVATION_VARIABLE
 from . import _ENGINE_VARIABLE as ENGINE_VARIABLE
-from ._bootstrap import start_native_engine
+from . import _FAST_GETATTR_VARIABLE as FAST_GETATTR_VARIABLE
+from ._bootstrap import fast_getattr_is_off, start_native_engine
 from ._compat import (
     COMMAND_HONOURS_CODING_DECLARATION,
     COMMAND_SOURCE_IN_LINECACHE,
@@ -81,30 +82,42 @@ class Options:
         target: str = "",
         args: "Sequence[str]" = (),
         engine: "str | None" = None,
+        *,
+        fast_getattr: bool = False,
     ) -> None:
         self.action = action
         self.kind = kind
         self.target = target
         self.args: list[str] = list(args)
         self.engine: str | None = engine
+        # --fast-getattr: the switch on, whatever $PEP726HOOK_FAST_GETATTR says.
+        self.fast_getattr = fast_getattr
 
     def __repr__(self) -> str:
         return (
             f"Options(action={self.action!r}, kind={self.kind!r}, target={self.target!r}, "
-            f"args={self.args!r}, engine={self.engine!r})"
+            f"args={self.args!r}, engine={self.engine!r}, fast_getattr={self.fast_getattr!r})"
         )
 
 
 def parse_run_arguments(argv: "Sequence[str]") -> Options:
-    """Parse ``[--engine E] [--] TARGET [args...]``; raise :class:`UsageError` if wrong."""
+    """Parse ``[--engine E] [--fast-getattr] [--] TARGET [args...]``; raise :class:`UsageError`."""
     engine: str | None = None
+    fast_getattr = False
     index = 0
     while index < len(argv):
         arg = argv[index]
         if arg == "--":
             if index + 1 >= len(argv):
                 raise UsageError("missing TARGET after '--'")
-            return Options("run", "script", argv[index + 1], argv[index + 2 :], engine)
+            return Options(
+                "run",
+                "script",
+                argv[index + 1],
+                argv[index + 2 :],
+                engine,
+                fast_getattr=fast_getattr,
+            )
         if arg in ("-h", "--help"):
             return Options("help")
         if arg == "--version":
@@ -112,15 +125,21 @@ def parse_run_arguments(argv: "Sequence[str]") -> Options:
         if arg == "--engine" or arg.startswith("--engine="):
             engine, index = _engine_option(argv, index)
             continue
+        if arg == "--fast-getattr":
+            fast_getattr = True
+            index += 1
+            continue
         if arg.startswith(("-m", "-c")):
-            return _flagged_target(argv, index, engine)
+            options = _flagged_target(argv, index, engine)
+            options.fast_getattr = fast_getattr
+            return options
         if arg == "-":
             raise UsageError("reading the program from standard input is not supported")
         if arg.startswith("-"):
             raise UsageError(
                 f"unrecognized option {arg!r} (the program's own options go after TARGET)"
             )
-        return Options("run", "script", arg, argv[index + 1 :], engine)
+        return Options("run", "script", arg, argv[index + 1 :], engine, fast_getattr=fast_getattr)
     raise UsageError("missing TARGET (a script, a directory or zip file, -m module or -c code)")
 
 
@@ -185,34 +204,40 @@ def run_command_line(argv: "Sequence[str]") -> "int | None":
         return None
     if options.action != "run":
         return None
-    return run(options, start_engine(options.engine), program_name())
+    started = start_engine(options.engine, options.fast_getattr)
+    return run(options, started, program_name())
 
 
-def start_engine(option: "str | None") -> "tuple[str, bool]":
+def start_engine(option: "str | None", fast_getattr: bool = False) -> "tuple[str, bool]":
     """Turn the hook on with the engine named by *option* or ``$PEP726HOOK_ENGINE``.
 
-    Returns the engine as asked (validated, not resolved: ``auto`` stays
-    ``auto``), and whether ``__main__`` needs upgrading (not with the native
-    engine, whose patch serves every plain module).  Raises :class:`UsageError` for an unknown name or an engine
-    that cannot run here.  The rule of every route that takes an engine
-    option (this one and the pytest plugin): an engine named there replaces
-    the active one; ``auto`` (or naming none) keeps it.
+    With *fast_getattr* (``--fast-getattr``) or ``$PEP726HOOK_FAST_GETATTR``
+    on, the fast-getattr switch too (:func:`.install`).  Returns the engine
+    as asked (validated, not resolved: ``auto`` stays ``auto``), and whether
+    ``__main__`` needs upgrading (not with the native engine, whose patch
+    serves every plain module).  Raises :class:`UsageError` for an unknown
+    name, an engine that cannot run here, or a bad
+    ``$PEP726HOOK_FAST_GETATTR``.  The rule of every route that takes an
+    engine option (this one and the pytest plugin): an engine named there
+    replaces the active one; ``auto`` (or naming none) keeps it.
     """
     if option is None:
         value = os.environ.get(ENGINE_VARIABLE, "")
         requested = value.strip().lower() or "auto"
     else:
         requested = option
-    if start_native_engine(ROUTE, requested):
+    switch_off = not fast_getattr and fast_getattr_is_off(os.environ.get(FAST_GETATTR_VARIABLE))
+    if switch_off and start_native_engine(ROUTE, requested):
         return requested, False
     from ._engines import engine_from_environment, requested_engine_name
     from ._install import engine, install_replacing, record_route
 
     try:
         requested = engine_from_environment() if option is None else requested_engine_name(option)
-        install_replacing(requested)
+        install_replacing(requested, True if fast_getattr else None)
     except (ValueError, RuntimeError) as error:
-        # Unknown $PEP726HOOK_ENGINE, or an engine that cannot run here.
+        # Unknown $PEP726HOOK_ENGINE or $PEP726HOOK_FAST_GETATTR, or an
+        # engine that cannot run here.
         raise UsageError(str(error)) from None
     record_route(ROUTE)
     return requested, engine() != "native"
@@ -230,6 +255,8 @@ def run(options: Options, started: "tuple[str, bool]", prog: str = "pep726hook")
     # that cannot load the extension, where "native" would fail at start-up
     # (CPython's test_import SubinterpImportTests.test_isolated_config).
     os.environ[ENGINE_VARIABLE] = requested
+    if options.fast_getattr:
+        os.environ[FAST_GETATTR_VARIABLE] = "1"
     runner = Runner(options.kind, options.target, options.args, upgrade)
     try:
         runner.prepare()

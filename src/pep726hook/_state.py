@@ -80,6 +80,11 @@ active_engine: "Engine | None" = None
 # How the process-wide hook was turned on, for `pep726hook info` and pytest's
 # report header.
 route: "str | None" = None
+# Whether the fast-getattr switch is on (_fast_getattr): the process-wide hook
+# then also passes every module that defines a PEP 562 __getattr__ to enable(),
+# under the native engine (under the class engine it is recorded and does
+# nothing); False while the hook is off.
+fast_getattr = False
 # The engine serving modules opted in with enable(), or None before the first
 # opt-in and once none of them is alive.
 opt_in_engine: "Engine | None" = None
