@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from types import ModuleType
     from typing import Callable, Iterable
 
-    from ._engines import Engine, LoadingEngine
+    from ._engine_protocols import Engine, LoadingEngine
 
 _PACKAGE = __name__.rpartition(".")[0]
 
