@@ -99,6 +99,18 @@ def engine(request: pytest.FixtureRequest) -> Iterator[str]:
         yield name
 
 
+@pytest.fixture(params=[(e, on) for e in ENGINES for on in (False, True)], ids=str)
+def route(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """An engine for enable(), alone or with the process-wide hook on as well."""
+    name, installed = request.param
+    monkeypatch.setenv("PEP726HOOK_ENGINE", name)
+    if installed:
+        with pep726hook.install(name):
+            yield name
+    else:
+        yield name
+
+
 @pytest.fixture(params=ENGINES)
 def opt_in_engine(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
     """Each engine, as the one enable() chooses, through $PEP726HOOK_ENGINE (its only input)."""

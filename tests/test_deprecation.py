@@ -15,7 +15,7 @@ import threading
 import types
 import warnings
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Callable
 
 import pytest
 from _venv import ENGINES, TIMEOUT, WriteModule, clean_env, collect_garbage, describe, join_or_fail
@@ -55,18 +55,6 @@ def __delattr__(name):
 """
     + LIBRARY
 )
-
-
-@pytest.fixture(params=[(e, on) for e in ENGINES for on in (False, True)], ids=str)
-def route(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
-    """An engine for enable(), alone or with the process-wide hook on as well."""
-    name, installed = request.param
-    monkeypatch.setenv("PEP726HOOK_ENGINE", name)
-    if installed:
-        with pep726hook.install(name):
-            yield name
-    else:
-        yield name
 
 
 @pytest.fixture

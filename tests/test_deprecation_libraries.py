@@ -23,7 +23,7 @@ import time
 import types
 import warnings
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Callable
 
 import pytest
 from _venv import ENGINES, WriteModule, describe, join_or_fail, run_fresh_python
@@ -86,18 +86,6 @@ Old = zope_like.deprecated(New, "Old is deprecated")
 value = 3
 pep726hook.enable(__name__)
 """
-
-
-@pytest.fixture(params=[(e, on) for e in ENGINES for on in (False, True)], ids=str)
-def route(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
-    """An engine for enable(), alone or with the process-wide hook on as well."""
-    name, installed = request.param
-    monkeypatch.setenv("PEP726HOOK_ENGINE", name)
-    if installed:
-        with pep726hook.install(name):
-            yield name
-    else:
-        yield name
 
 
 @pytest.fixture
