@@ -100,8 +100,8 @@ def test_the_name_leaves_the_namespace_and_other_names_read_plainly(
     module = load()
     assert "Old" not in vars(module) and "Gone" not in vars(module)
     assert _deprecation.deprecations_of(module) == {
-        "Old": (module.New, MESSAGE, DeprecationWarning, None),
-        "Gone": (42, "depmod.Gone is deprecated", FutureWarning, None),
+        "Old": (module.New, MESSAGE, DeprecationWarning),
+        "Gone": (42, "depmod.Gone is deprecated", FutureWarning),
     }
     with warnings.catch_warnings():
         warnings.simplefilter("error")
@@ -356,10 +356,12 @@ def test_star_import_of_a_deprecated_name_in_all_warns(
 # -- when enable() runs ------------------------------------------------------------------
 
 
-def test_a_marker_of_a_module_that_never_called_enable_waits_for_enable(
+def test_a_marker_assigned_after_enable_waits_for_the_next_enable(
     route: str, load: Callable[..., Any]
 ) -> None:
-    source = "import pep726hook\nOld = pep726hook.deprecated(1, 'old')\n"
+    source = (
+        "import pep726hook\npep726hook.enable(__name__)\nOld = pep726hook.deprecated(1, 'old')\n"
+    )
     module = load(source)
     marker = vars(module)["Old"]
     assert type(marker) is pep726hook.DeprecatedValue
@@ -440,14 +442,13 @@ def test_deprecate_attribute_puts_the_value_back_when_opting_in_fails(
 ) -> None:
     module = load("value = 3\n", name="twisted_like")
 
-    def failing() -> None:
+    def failing(_module: object) -> None:
         raise RuntimeError("opting in failed")
 
-    monkeypatch.setattr("pep726hook._enable._engine_for_enable", failing)
+    monkeypatch.setattr("pep726hook._enable.enable", failing)
     with pytest.raises(RuntimeError, match="opting in failed"):
         pep726hook.deprecate_attribute(module, "value", "gone")
     assert vars(module)["value"] == 3
-    assert _deprecation.deprecations_of(module) is None
 
 
 # -- bad arguments ---------------------------------------------------------------------------

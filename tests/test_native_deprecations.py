@@ -329,76 +329,6 @@ def test_empty_table_is_kept_but_not_counted(native: Any) -> None:
         assert module.Again == 6
 
 
-# --- the library's warn function ----------------------------------------------------
-
-
-def test_the_entrys_warn_function_is_called_from_c_with_stacklevel_2(native: Any) -> None:
-    calls: list[tuple[str, type, int]] = []
-
-    def warn(message: str, category: type[Warning], stacklevel: int) -> None:
-        calls.append((message, category, stacklevel))
-        warnings.warn(message, category, stacklevel)
-
-    module, table = deprecating_module(
-        native,
-        Old=("old value", "Old is deprecated", Replaced, warn),
-        Gone=(2, "gone", Replaced, None),
-    )
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        line = line_after()
-        assert module.Old == "old value"
-        module.Old = 1
-        assert module.Gone == 2
-    assert calls == [("Old is deprecated", Replaced, 2)] * 2
-    assert seen(caught) == [
-        ("Old is deprecated", __file__, line),
-        ("Old is deprecated", __file__, line + 1),
-        ("gone", __file__, line + 2),
-    ]
-    assert table == {"Gone": (2, "gone", Replaced, None)} and module.Old == 1
-
-
-def test_a_warn_function_that_raises_changes_nothing(native: Any) -> None:
-    def refuse(message: str, category: type[Warning], stacklevel: int) -> None:
-        raise LookupError(message)
-
-    entry = ("old value", "refused", DeprecationWarning, refuse)
-    module, table = deprecating_module(native, Old=entry)
-    for access in (
-        lambda: module.Old,
-        lambda: setattr(module, "Old", 1),
-        lambda: delattr(module, "Old"),
-    ):
-        with pytest.raises(LookupError, match="refused"):
-            access()
-        assert table == {"Old": entry} and "Old" not in vars(module)
-
-
-def test_a_hook_storing_through_the_module_again_warns_once(native: Any) -> None:
-    module, table = deprecating_module(native)
-    busy: list[bool] = []
-
-    def hook(name: str, value: object) -> None:
-        # A hook that stores through the module again, guarding itself.
-        if busy:
-            vars(module)[name] = value
-            return
-        busy.append(True)
-        try:
-            setattr(module, name, value)
-        finally:
-            busy.clear()
-
-    module.__setattr__ = hook
-    native.opt_in(module)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        module.Old = 5
-    assert [str(w.message) for w in caught] == ["Old is deprecated; use New"]
-    assert table == {} and vars(module)["Old"] == 5
-
-
 # --- bad input ---------------------------------------------------------------------
 
 
@@ -408,7 +338,6 @@ def test_a_hook_storing_through_the_module_again_warns_once(native: Any) -> None
         "not a tuple",
         (1, "two items"),
         (1, "message", DeprecationWarning, "four"),
-        (1, "message", DeprecationWarning, None, "five"),
         (1, b"bytes message", DeprecationWarning),
         (1, "message", ValueError),
         (1, "message", "not a class"),

@@ -175,27 +175,8 @@ def _warn_deprecated(module: ModuleType, name: str) -> "Any":
     """
     deprecation = _deprecation_entry(module, name)
     if deprecation is not None:
-        entry = deprecation[1]
-        warn = entry[3] if len(entry) > 3 else None
-        if warn is None:
-            # Warnings skip no frame when the call comes from one they skip
-            # (this one): this frame, the hook-aware method, the caller.
-            _warnings.warn(entry[1], entry[2], 3)
-        else:
-            # The library's function skips both of ours, as documented.
-            warn(entry[1], entry[2], 2)
+        _warnings.warn(deprecation[1][1], deprecation[1][2], 2)
     return deprecation
-
-
-_skipped_by_warnings(_warn_deprecated)
-
-
-def _check_marker_store(name: str, value: object) -> bool:
-    """Tell whether *value* is a ``deprecated()`` marker; refuse one under a dunder *name*."""
-    if type(value) is not _state.marker_type or _state.marker_type is None:
-        return False
-    _state.deprecation_module.check_name(name, "storing a pep726hook.deprecated() value")
-    return True
 
 
 def _end_deprecation(deprecation: "Any", name: str) -> None:
@@ -212,15 +193,9 @@ def _restore_value(module: ModuleType, name: str, value: object) -> bool:
 
 
 def _unrestore_value(module: ModuleType, name: str, value: object) -> None:
-    # No dict operation removes a key only if it holds a given value: another
-    # thread (free-threaded builds) may store between the check and the
-    # removal, and what it stored goes back rather than being lost.
     namespace = namespace_of(module)
-    with _state.namespace_lock:  # lock rule 6: a reader never sees it gone
-        if namespace.get(name, namespace) is value:
-            taken = namespace.pop(name, namespace)
-            if taken is not value and taken is not namespace:
-                namespace.setdefault(name, taken)
+    if namespace.get(name, namespace) is value:
+        del namespace[name]
 
 
 def hook_aware_mixin(home: str, doc: str, class_for: "Callable[[type, ModuleType], type]") -> type:
@@ -249,7 +224,6 @@ def hook_aware_mixin(home: str, doc: str, class_for: "Callable[[type, ModuleType
         # end the deprecation.  In that order, another thread's read finds
         # the name in the table or in the namespace, never in neither; a
         # failing store leaves the deprecation as it was.
-        marker = _check_marker_store(name, value)
         deprecation = _warn_deprecated(self, name) if id(self) in _deprecation_tables else None
         hook = hook_of(self, "__setattr__")
         if hook is not NO_HOOK and not (name == "__class__" and _lazy_loader_is_storing()):
@@ -271,35 +245,30 @@ def hook_aware_mixin(home: str, doc: str, class_for: "Callable[[type, ModuleType
             store(name, value)
         if deprecation is not None:
             _end_deprecation(deprecation, name)
-        if marker or (name == "__spec__" and _state.deprecation_module is not None):
-            # A deprecated() value stored through an opted-in module becomes
-            # a deprecation, as one assigned before enable() does; __spec__
-            # starts a reload, which keeps every deprecation.
-            _state.deprecation_module.stored_through(self, name)
 
     def __delattr__(self: ModuleType, name: str) -> None:
-        # A deprecated name: warn, put the value in the namespace, delete as
-        # usual, then end the deprecation; if the deletion fails, take the
-        # value out again.  Meanwhile another thread's read finds the name
-        # in the namespace or in the table, never in neither.
+        # A deprecated name: warn, put the value in the namespace, end the
+        # deprecation, delete as usual; if that fails, undo both.
         deprecation = _warn_deprecated(self, name) if id(self) in _deprecation_tables else None
         restored = deprecation is not None and _restore_value(self, name, deprecation[1][0])
+        if deprecation is not None:
+            _end_deprecation(deprecation, name)
         try:
             hook = hook_of(self, "__delattr__")
             if hook is not NO_HOOK:
                 hook(name)
-            else:
-                try:
-                    delete = super(mixin, self).__delattr__
-                except TypeError:
-                    delete = _module_delattr.__get__(self)  # put back meanwhile, as above
-                delete(name)
+                return
+            try:
+                delete = super(mixin, self).__delattr__
+            except TypeError:
+                delete = _module_delattr.__get__(self)  # put back meanwhile, as above
+            delete(name)
         except BaseException:
-            if restored and deprecation is not None:
-                _unrestore_value(self, name, deprecation[1][0])
+            if deprecation is not None:
+                deprecation[0].setdefault(name, deprecation[1])
+                if restored:
+                    _unrestore_value(self, name, deprecation[1][0])
             raise
-        if deprecation is not None:
-            _end_deprecation(deprecation, name)
 
     _skipped_by_warnings(__setattr__)
     _skipped_by_warnings(__delattr__)
@@ -326,17 +295,6 @@ def deprecating_mixin(opted_in: type, home: str, qualname: str, doc: str) -> typ
     ``ModuleType`` orders its own miss path.  Pickled as *qualname* of *home*.
     """
 
-    def second_look(self: ModuleType, name: str) -> "Any":
-        # The namespace missed, then the table: another thread may have
-        # stored the name meanwhile (ending its deprecation), or be undoing
-        # a move; under lock rule 6 the name is in one or the other.
-        # Returns (the value, None) or (NO_HOOK, the table and entry or None).
-        with _state.namespace_lock:
-            stored = namespace_of(self).get(name, NO_HOOK)
-            if stored is not NO_HOOK:
-                return stored, None
-            return NO_HOOK, _deprecation_entry(self, name)
-
     def __getattr__(self: ModuleType, name: str) -> "Any":
         own = namespace_of(self).get("__getattr__")
         if own is not None:
@@ -345,17 +303,9 @@ def deprecating_mixin(opted_in: type, home: str, qualname: str, doc: str) -> typ
             except AttributeError:
                 deprecation = _deprecation_entry(self, name)
                 if deprecation is None:
-                    stored, deprecation = second_look(self, name)
-                    if stored is not NO_HOOK:
-                        return stored
-                    if deprecation is None:
-                        raise  # the module's own error, as it raised it
+                    raise  # the module's own error, as it raised it
         else:
             deprecation = _deprecation_entry(self, name)
-            if deprecation is None:
-                stored, deprecation = second_look(self, name)
-                if stored is not NO_HOOK:
-                    return stored
             if deprecation is None:
                 # ModuleType's exact error (the message, name and obj its
                 # own miss path gives), with no getter run twice.
@@ -368,11 +318,7 @@ def deprecating_mixin(opted_in: type, home: str, qualname: str, doc: str) -> typ
         ):
             # Not the import system's hasattr() probe of `from package
             # import name`: the import statement's own read warns next.
-            warn = entry[3] if len(entry) > 3 else None
-            if warn is None:
-                _warnings.warn(entry[1], entry[2], 2)
-            else:
-                warn(entry[1], entry[2], 2)
+            _warnings.warn(entry[1], entry[2], 2)
         return entry[0]
 
     # The module's own __getattr__ warning with stacklevel=2 names its
@@ -462,18 +408,14 @@ def composed_class(base: type, mixin: type) -> type:
     metaclass: Any = type(base)
     composed: type = metaclass(base.__name__, (base, mixin), namespace)
 
-    # The callback may run while the interpreter shuts down, after this
-    # module's globals were set to None: it uses only what it holds.
-    lock, composed_ids, composed_by_base = _tables_lock, _composed_ids, _composed_by_base
-
     def forget(ref: "Any") -> None:
         # Only this class's own entries: ids are reused once it is gone.
-        with lock:  # lock rule 5
-            if composed_ids.get(composed_key, (None,))[0] is ref:
-                del composed_ids[composed_key]
-            current = composed_by_base.get(key)
+        with _tables_lock:  # lock rule 5
+            if _composed_ids.get(composed_key, (None,))[0] is ref:
+                del _composed_ids[composed_key]
+            current = _composed_by_base.get(key)
             if current is not None and current[1] is ref:
-                del composed_by_base[key]
+                del _composed_by_base[key]
 
     composed_key = id(composed)
     with _tables_lock:  # lock rule 5

@@ -27,9 +27,7 @@ _DEPRECATION_MODULE = __name__.rpartition(".")[0] + "._deprecation"
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from types import ModuleType
-    from typing import Any, Callable
 
-    from ._deprecation import Found
     from ._engine_protocols import Engine
 
 
@@ -77,26 +75,6 @@ def enable(module: "str | ModuleType") -> "ModuleType":
     markers = [] if deprecation is None else deprecation.markers_in(target)
     if not markers and is_opted_in(target):
         return target
-    _opt_in(target, deprecation, None)
-    _enable_again_after_import(target)
-    return target
-
-
-def deprecate_names(target: "ModuleType", found: "Callable[[], list[Found]]") -> None:
-    """Opt *target* in as :func:`enable` does, and deprecate what *found* returns too.
-
-    *found* runs under the install lock (it reads the values where they are
-    then); what it raises propagates with nothing changed.
-    """
-    _opt_in(target, sys.modules[_DEPRECATION_MODULE], found)
-    _enable_again_after_import(target)
-
-
-def _opt_in(
-    target: "ModuleType",
-    deprecation: "Any",
-    extra: "Callable[[], list[Found]] | None",
-) -> None:
     refused_variable: EngineUnavailableError | ValueError | None = None
     pending: object = None  # alive until the module has it (the class cache is weak)
     while True:
@@ -105,21 +83,20 @@ def _opt_in(
         with _state.lock:
             engine, refused = _engine_for_enable()
             refused_variable = refused_variable or refused
-            found = [] if extra is None else extra()
             work = engine.opt_in(target)
             if work is None:
                 _state.register_opt_in(target)
                 if deprecation is None:
                     break
-                found = deprecation.markers_in(target) + found
-                if not found:
+                markers = deprecation.markers_in(target)
+                if not markers:
                     break
                 # The table serves the names before they leave the namespace,
                 # so that no read in between misses them.
-                table = deprecation.fill_table(target, found)
+                table = deprecation.fill_table(target, markers)
                 work = engine.set_deprecations(target, table)
                 if work is None:
-                    deprecation.remove_moved(target, found)
+                    deprecation.remove_markers(target, markers)
                     break
         # Outside the lock; a failing metaclass raises here with *target*
         # untouched.  Then everything is checked again under the lock.
@@ -132,56 +109,7 @@ def _opt_in(
             f"{refused_variable}; pep726hook.enable(), called by a library for itself, "
             "used the 'auto' engine instead"
         )
-
-
-def _enable_again_after_import(module: "ModuleType") -> None:
-    """Have *module*'s import under way end with another ``enable()`` if needed.
-
-    A module body stores straight into the namespace, unseen by any engine:
-    ``Old = deprecated(...)`` after ``enable()`` would stay there, a marker.
-    The import system stores ``__spec__._initializing = False`` once the body
-    has run; for that one store *module*'s spec gets a class whose
-    ``__setattr__`` then calls ``enable()`` if the namespace holds markers.
-    A spec of another class than importlib's own, or no import under way (a
-    reload, or a call after the import), is left alone.
-    """
-    namespace = vars(type(sys))["__dict__"].__get__(module)
-    spec = None if namespace is None else namespace.get("__spec__")
-    cls = type(spec)
-    if (
-        cls.__name__ != "ModuleSpec"
-        or cls.__module__ not in ("importlib._bootstrap", "_frozen_importlib")
-        or getattr(spec, "_initializing", False) is not True
-    ):
-        return
-    watcher = _spec_watchers.get(cls)
-    if watcher is None:
-        watcher = _spec_watchers[cls] = _make_spec_watcher(cls)
-    set_class(spec, "__class__", watcher)
-
-
-def _make_spec_watcher(base: type) -> type:
-    store: Any = base.__setattr__
-
-    def __setattr__(self: "Any", name: str, value: object) -> None:
-        store(self, name, value)
-        if name == "_initializing" and not value:
-            set_class(self, "__class__", base)
-            deprecation = sys.modules.get(_DEPRECATION_MODULE)
-            module = sys.modules.get(self.name)
-            if deprecation is not None and is_module(module) and deprecation.markers_in(module):
-                enable(module)
-
-    namespace = {"__setattr__": __setattr__, "__slots__": (), "__module__": base.__module__}
-    watcher: type = type(base.__name__, (base,), namespace)
-    watcher.__qualname__ = base.__qualname__
-    return watcher
-
-
-# object.__setattr__, typed loosely: it changes the class of a spec.
-set_class: "Any" = object.__setattr__
-# importlib's ModuleSpec class -> its subclass that watches for the end of an import.
-_spec_watchers: "dict[type, type]" = {}
+    return target
 
 
 def module_named(module: "str | ModuleType", caller: str) -> "ModuleType":

@@ -10,16 +10,14 @@ specialised fast path because module classes stay unchanged.
 Design and limits: https://github.com/pep726hook/pep726hook/blob/main/docs/native-engine.md
 """
 
-import sys
-
 from ._compat import IMPLEMENTATION, NATIVE_ENGINE_IS_BUILT
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from types import ModuleType
-    from typing import Any, Callable, Dict, Tuple
+    from typing import Callable, Dict, Tuple, Type
 
-    DeprecationTable = Dict[str, Tuple[Any, ...]]
+    DeprecationTable = Dict[str, Tuple[object, str, Type[Warning]]]
 
 _native_error: "ImportError | None"
 if not NATIVE_ENGINE_IS_BUILT:
@@ -33,12 +31,6 @@ else:
         _native_error = _error
     else:
         _native_error = None
-        _deprecation = sys.modules.get(__name__.rpartition(".")[0] + "._deprecation")
-        # pep726hook.deprecated() was loaded first: its markers stored through
-        # a module become deprecations.  One still being imported (it loads
-        # _state, which may load this module) does this itself at its end.
-        if _deprecation is not None and "stored_through" in vars(_deprecation):
-            _native.watch_markers(_deprecation.DeprecatedValue, _deprecation.stored_through)
 
 
 def unavailable_reason() -> "str | None":

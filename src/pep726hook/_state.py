@@ -38,11 +38,6 @@ Lock rules, cited by number where a lock is taken (as wrapt's importer does):
    operations only, never while a class is composed (rule 1's deadlock
    again), and is reentrant: its weak references' callbacks run whenever a
    class dies, in any thread, also the one holding it.
-6. The namespace lock (``namespace_lock`` here) is held for two or three
-   operations on a module's namespace only, never while other code runs: the
-   undoing of a deprecated name's move into or out of the namespace, and a
-   reader's second look, so that the reader never sees the step in between
-   (free-threaded builds, class engine).  Reentrant, renewed in a child.
 
 Every change to ``sys.meta_path`` binds a new list rather than editing the old
 one, which is not a lock rule but the same kind of promise: the import system
@@ -72,8 +67,6 @@ else:
 # The install lock (rules 1 to 4).  Rebound in a forked child: always read it
 # as ``_state.lock``, never keep a reference.
 lock = _thread.RLock()
-# Lock rule 6; rebound in a forked child like the install lock.
-namespace_lock = _thread.RLock()
 # The engine of the process-wide hook (install(), the runner, $PEP726HOOK, the
 # pytest plugin), or None while it is off.
 active_engine: "Engine | None" = None
@@ -94,14 +87,7 @@ _opted_in: "dict[int, Any]" = {}
 # id(module) -> (weak reference to the module, its deprecation table): the
 # tables of pep726hook.deprecated() names (_deprecation), here so that the
 # class engine's stores look them up without loading that module.
-# Each entry is (value, message, category, the library's warn function or None).
-deprecation_tables: "dict[int, tuple[Any, dict[str, tuple[Any, ...]]]]" = {}
-# Set by _deprecation once it is loaded: the class of pep726hook.deprecated()'s
-# markers, for the class engine's stores to recognise them, and that module,
-# whose stored_through() makes a marker stored through a module a
-# deprecation.  None before: a process without deprecations stores no marker.
-marker_type: "type | None" = None
-deprecation_module: "Any" = None
+deprecation_tables: "dict[int, tuple[Any, dict[str, tuple[object, str, type[Warning]]]]]" = {}
 
 
 # Here rather than with the class engine's helpers: enable() asks it on the
@@ -117,7 +103,7 @@ def is_module(candidate: object) -> "TypeGuard[ModuleType]":
     return issubclass(type(candidate), ModuleType)
 
 
-def deprecation_table_of(module: object) -> "dict[str, tuple[Any, ...]] | None":
+def deprecation_table_of(module: object) -> "dict[str, tuple[object, str, type[Warning]]] | None":
     """Return *module*'s deprecation table (the shared dict), or None if it has none."""
     found = deprecation_tables.get(id(module))
     if found is None or found[0]() is not module:
@@ -128,10 +114,7 @@ def deprecation_table_of(module: object) -> "dict[str, tuple[Any, ...]] | None":
 def register_opt_in(module: "ModuleType") -> None:
     """Remember that *module* opted in (until it dies)."""
     key = id(module)
-    # The callback may run while the interpreter shuts down, after this
-    # module's globals were set to None: it uses only what it holds.
-    opted_in = _opted_in
-    opted_in[key] = _weakref.ref(module, lambda _ref: opted_in.pop(key, None))
+    _opted_in[key] = _weakref.ref(module, lambda _ref: _opted_in.pop(key, None))
 
 
 def registered_opt_in(module: object) -> bool:
@@ -170,8 +153,7 @@ def _release_after_fork_in_parent() -> None:
 
 
 def _renew_in_child() -> None:
-    global lock, namespace_lock
-    namespace_lock = _thread.RLock()
+    global lock
     lock = _thread.RLock()
     for renew in _renewals:
         renew()

@@ -78,9 +78,10 @@ PyObject *getattr_key = NULL;
 static PyObject *
 serve_entry(PyObject *name, PyObject *item)
 {
-    PyObject *found;
-    if ((is_fromlist_probe() ? entry_value(name, item, &found)
-                             : warn_for_entry(name, item, &found)) < 0) {
+    PyObject *found, *category;
+    const char *message;
+    if (unpack_entry(name, item, &found, &message, &category) < 0 ||
+        (!is_fromlist_probe() && PyErr_WarnEx(category, message, 1) < 0)) {
         return NULL;
     }
     /* The entry, which the caller holds, kept it alive through the warning. */

@@ -23,149 +23,30 @@ weak_table deprecations = {NULL, 0, 0, NULL, &forget_deprecating_def};
 /* ---- one table entry ---- */
 
 /* Check the entry *item* found for *name*: (value, message: str, category:
- * Warning subclass[, warn: None or a callable]).  Borrowed results (*warn*
- * NULL for None or absent); TypeError if it is anything else. */
-static int
-unpack_entry(PyObject *name, PyObject *item, PyObject **value, PyObject **message,
-             PyObject **category, PyObject **warn)
+ * Warning subclass).  Borrowed results; TypeError if it is anything else. */
+int
+unpack_entry(PyObject *name, PyObject *item, PyObject **value, const char **message,
+             PyObject **category)
 {
-    if (PyTuple_Check(item) &&
-        (PyTuple_GET_SIZE(item) == 3 || PyTuple_GET_SIZE(item) == 4)) {
+    if (PyTuple_Check(item) && PyTuple_GET_SIZE(item) == 3) {
         PyObject *text = PyTuple_GET_ITEM(item, 1);
         PyObject *kind = PyTuple_GET_ITEM(item, 2);
-        PyObject *function = PyTuple_GET_SIZE(item) == 4 ? PyTuple_GET_ITEM(item, 3) : Py_None;
         if (PyUnicode_Check(text) && PyType_Check(kind) &&
-            PyType_IsSubtype((PyTypeObject *)kind, (PyTypeObject *)PyExc_Warning) &&
-            (function == Py_None || PyCallable_Check(function))) {
+            PyType_IsSubtype((PyTypeObject *)kind, (PyTypeObject *)PyExc_Warning)) {
+            *message = PyUnicode_AsUTF8(text);
+            if (*message == NULL) {
+                return -1;
+            }
             *value = PyTuple_GET_ITEM(item, 0);
-            *message = text;
             *category = kind;
-            *warn = function == Py_None ? NULL : function;
             return 0;
         }
     }
     PyErr_Format(PyExc_TypeError,
-                 "the deprecation table entry for %R must be a (value, message, category[, "
-                 "warn]) tuple with a str message, a Warning subclass and a callable or None, "
-                 "not '%.200s'",
+                 "the deprecation table entry for %R must be a (value, message, category) "
+                 "tuple with a str message and a Warning subclass, not '%.200s'",
                  name, Py_TYPE(item)->tp_name);
     return -1;
-}
-
-int
-entry_value(PyObject *name, PyObject *item, PyObject **value)
-{
-    PyObject *message, *category, *warn;
-    return unpack_entry(name, item, value, &message, &category, &warn);
-}
-
-int
-warn_for_entry(PyObject *name, PyObject *item, PyObject **value)
-{
-    PyObject *message, *category, *warn;
-    if (unpack_entry(name, item, value, &message, &category, &warn) < 0) {
-        return -1;
-    }
-    if (warn == NULL) {
-        const char *text = PyUnicode_AsUTF8(message);
-        /* No Python frame of ours is on the stack: level 1 is the caller. */
-        return text == NULL ? -1 : PyErr_WarnEx(category, text, 1);
-    }
-    /* Level 2 for a warnings.warn() call in the body of *warn*, whose frame
-     * sits right above the caller's.  The item, which the caller holds,
-     * keeps the function alive while it runs. */
-    PyObject *level = PyLong_FromLong(2);
-    if (level == NULL) {
-        return -1;
-    }
-    PyObject *result = PyObject_CallFunctionObjArgs(warn, message, category, level, NULL);
-    Py_DECREF(level);
-    if (result == NULL) {
-        return -1;
-    }
-    Py_DECREF(result);
-    return 0;
-}
-
-/* ---- markers stored through a module ---- */
-
-PyTypeObject *marker_type = NULL;
-/* pep726hook._deprecation.stored_through (a strong reference). */
-static PyObject *adopt_markers = NULL;
-
-int
-watch_markers(PyObject *type, PyObject *adopt)
-{
-    if (!PyType_Check(type) || !PyCallable_Check(adopt)) {
-        PyErr_SetString(PyExc_TypeError, "watch_markers() needs a class and a callable");
-        return -1;
-    }
-    if (!is_main_interpreter()) {
-        /* The slot is process-wide; another interpreter's objects stay out. */
-        return 0;
-    }
-    Py_INCREF(type);
-    Py_INCREF(adopt);
-    PyObject *old_type = (PyObject *)marker_type, *old_adopt = adopt_markers;
-    marker_type = (PyTypeObject *)type;
-    adopt_markers = adopt;
-    Py_XDECREF(old_type);
-    Py_XDECREF(old_adopt);
-    return 0;
-}
-
-void
-forget_markers(int release)
-{
-    PyObject *old_type = (PyObject *)marker_type, *old_adopt = adopt_markers;
-    marker_type = NULL;
-    adopt_markers = NULL;
-    if (release) {
-        Py_XDECREF(old_type);
-        Py_XDECREF(old_adopt);
-    }
-}
-
-int
-check_marker_store(PyObject *name)
-{
-    if (!PyUnicode_Check(name)) {
-        return 0;
-    }
-    Py_ssize_t length = PyUnicode_GET_LENGTH(name);
-    if (length > 4 && is_dunder_name(name) && PyUnicode_READ_CHAR(name, length - 1) == '_' &&
-        PyUnicode_READ_CHAR(name, length - 2) == '_') {
-        PyErr_Format(PyExc_ValueError,
-                     "storing a pep726hook.deprecated() value: %R cannot be deprecated: the "
-                     "interpreter and the import system read dunder names themselves",
-                     name);
-        return -1;
-    }
-    return 0;
-}
-
-int
-is_spec_name(PyObject *name)
-{
-    return PyUnicode_Check(name) && is_dunder_name(name) &&
-           PyUnicode_CompareWithASCIIString(name, "__spec__") == 0;
-}
-
-int
-report_store(PyObject *module, PyObject *name)
-{
-    PyObject *adopt = adopt_markers;
-    if (adopt == NULL) {
-        return 0;
-    }
-    Py_INCREF(adopt);
-    PyObject *result = PyObject_CallFunctionObjArgs(adopt, module, name, NULL);
-    Py_DECREF(adopt);
-    if (result == NULL) {
-        return -1;
-    }
-    Py_DECREF(result);
-    return 0;
 }
 
 /* ---- the table of tables ---- */
@@ -228,84 +109,61 @@ forget_all_deprecations(int release)
 
 /* ---- stores and deletions ---- */
 
-/* Remove *name* from *table* if its entry is still *item* (another access
- * may have ended the deprecation, or deprecated the name anew). */
+/* Remove *name* from *table* if it is there: 1 if removed, 0 if absent. */
 static int
-remove_entry(PyObject *table, PyObject *name, PyObject *item)
+remove_name(PyObject *table, PyObject *name)
 {
-    PyObject *current = PyDict_GetItemWithError(table, name);
-    if (current == item) {
-        return PyDict_DelItem(table, name);
+    if (PyDict_DelItem(table, name) == 0) {
+        return 1;
     }
-    return PyErr_Occurred() ? -1 : 0;
-}
-
-/* The table name whose store or deletion deprecated_change() is making:
- * the same store made again through the slot meanwhile (a hook calling
- * ModuleType.__setattr__) is the ordinary one, and does not warn twice. */
-static PyObject *changing_module = NULL;
-static PyObject *changing_name = NULL;
-
-static int
-is_changing(PyObject *module, PyObject *name)
-{
-    return module == changing_module && changing_name != NULL &&
-           PyUnicode_Compare(name, changing_name) == 0;
-}
-
-/* ordinary_setattro() with *name* marked as changing. */
-static int
-change_ordinarily(PyObject *module, PyObject *name, PyObject *value)
-{
-    PyObject *outer_module = changing_module, *outer_name = changing_name;
-    changing_module = module;
-    changing_name = name;
-    int result = ordinary_setattro(module, name, value);
-    changing_module = outer_module;
-    changing_name = outer_name;
-    return result;
+    if (PyErr_ExceptionMatches(PyExc_KeyError)) {
+        PyErr_Clear();
+        return 0;
+    }
+    return -1;
 }
 
 /* The store (*value*) or deletion (NULL) of table name *name*, whose entry
- * *item* the caller holds: warn, then the ordinary store or deletion, and
- * only once that succeeded does the deprecation end.  Meanwhile a reader in
- * another thread finds the name in the namespace (the new value, or the
- * old one put back for the deletion) or in the table (the old value), never
- * in neither; a failure leaves the table as it was. */
+ * *item* the caller holds. */
 static int
 deprecated_change(PyObject *module, PyObject *table, PyObject *name, PyObject *item,
                   PyObject *value)
 {
-    PyObject *old;
-    if (warn_for_entry(name, item, &old) < 0) {
+    PyObject *old, *category;
+    const char *message;
+    if (unpack_entry(name, item, &old, &message, &category) < 0 ||
+        PyErr_WarnEx(category, message, 1) < 0) {
+        return -1;
+    }
+    /* The deprecation ends (code run by the warning may have ended it). */
+    int removed = remove_name(table, name);
+    if (removed < 0) {
         return -1;
     }
     PyObject *namespace = NULL;
-    int restored = 0;
     if (value == NULL) {
-        /* What a deletion deletes (a hook's `del globals()[name]`): the
-         * value, back in the namespace. */
+        /* What a deletion deletes: the value, back in the namespace. */
         namespace = PyModule_GetDict(module);
-        PyObject *there = namespace == NULL ? NULL : PyDict_SetDefault(namespace, name, old);
-        if (there == NULL) {
-            return -1;
+        if (namespace == NULL || PyDict_SetItem(namespace, name, old) < 0) {
+            namespace = NULL;
+            goto undo;
         }
-        restored = there == old;
     }
-    if (change_ordinarily(module, name, value) == 0) {
-        /* Another thread may have stored meanwhile and ended it. */
-        return remove_entry(table, name, item);
+    if (ordinary_setattro(module, name, value) == 0) {
+        return 0;
     }
-    if (restored) {
-        PyObject *type, *error, *tb;
-        PyErr_Fetch(&type, &error, &tb);
-        if (PyDict_GetItemWithError(namespace, name) == old &&
-            PyDict_DelItem(namespace, name) < 0) {
-            PyErr_Clear();
-        }
+undo:;
+    PyObject *type, *error, *tb;
+    PyErr_Fetch(&type, &error, &tb);
+    if (namespace != NULL && PyDict_GetItemWithError(namespace, name) == old &&
+        PyDict_DelItem(namespace, name) < 0) {
         PyErr_Clear();
-        PyErr_Restore(type, error, tb);
     }
+    if (removed && PyDict_SetItem(table, name, item) < 0) {
+        PyErr_Clear();
+    }
+    PyErr_Clear();
+    PyErr_Restore(type, error, tb);
     return -1;
 }
 
@@ -313,7 +171,7 @@ int
 deprecated_setattro(PyObject *module, PyObject *name, PyObject *value)
 {
     weak_entry *entry = weak_table_find(&deprecations, module);
-    if (entry == NULL || !PyUnicode_Check(name) || is_changing(module, name)) {
+    if (entry == NULL || !PyUnicode_Check(name)) {
         return ordinary_setattro(module, name, value);
     }
     PyObject *table = entry->value;

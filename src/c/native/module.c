@@ -151,27 +151,6 @@ native_set_deprecations(PyObject *module, PyObject *const *args, Py_ssize_t narg
     Py_RETURN_NONE;
 }
 
-PyDoc_STRVAR(watch_markers_doc,
-"watch_markers(marker_type, adopt)\n--\n\n"
-"From now on, a store of a *marker_type* instance or of __spec__ through a\n"
-"module calls adopt(module, name) once stored (a marker under a dunder name\n"
-"is a ValueError before it).\n"
-"Ignored outside the main interpreter.");
-
-static PyObject *
-native_watch_markers(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
-{
-    (void)module;
-    if (nargs != 2) {
-        PyErr_Format(PyExc_TypeError, "watch_markers() takes 2 arguments (%zd given)", nargs);
-        return NULL;
-    }
-    if (watch_markers(args[0], args[1]) < 0) {
-        return NULL;
-    }
-    Py_RETURN_NONE;
-}
-
 PyDoc_STRVAR(deprecations_of_doc,
 "deprecations_of(module)\n--\n\n"
 "Return the deprecation table held for *module* (the very dict), or None.");
@@ -283,8 +262,6 @@ static PyMethodDef native_methods[] = {
     {"set_deprecations", (PyCFunction)(void (*)(void))native_set_deprecations, METH_FASTCALL,
      set_deprecations_doc},
     {"deprecations_of", native_deprecations_of, METH_O, deprecations_of_doc},
-    {"watch_markers", (PyCFunction)(void (*)(void))native_watch_markers, METH_FASTCALL,
-     watch_markers_doc},
     {NULL, NULL, 0, NULL},
 };
 
@@ -301,7 +278,6 @@ forget_finished_runtime(void)
      * runtime; the next one opts its modules in again. */
     forget_all_opt_ins(0);
     forget_all_deprecations(0);
-    forget_markers(0);
     if (patch_forget_finished_runtime()) {
         process_wide = 0;
         setattr_key = NULL;

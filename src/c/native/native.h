@@ -329,8 +329,8 @@ NATIVE_INTERNAL void return_all_relocated(void);
 
 /* ---- deprecated module attributes (deprecations.c, deprecated_reads.c) ---- */
 
-/* Module -> its deprecation table, a dict {name: (value, message, category,
- * warn)} shared with the Python side. */
+/* Module -> its deprecation table, a dict {name: (value, message, category)}
+ * shared with the Python side. */
 NATIVE_INTERNAL extern weak_table deprecations;
 /* The store slot's part: a store (*value*) or deletion (NULL) of *name* on
  * *module*, which has a deprecation table. */
@@ -340,27 +340,10 @@ NATIVE_INTERNAL int set_module_deprecations(PyObject *module, PyObject *table);
 /* Live modules whose table is not empty. */
 NATIVE_INTERNAL Py_ssize_t deprecating_count(void);
 NATIVE_INTERNAL int getattro_is_wrapped(void);
-/* Check a table entry: (value, message: str, category: Warning subclass
- * [, warn: None or callable]); borrowed *value*, TypeError for anything else. */
-NATIVE_INTERNAL int entry_value(PyObject *name, PyObject *item, PyObject **value);
-/* Check the entry and warn for an access to its name at the caller's line:
- * the library's warn(message, category, 2) if the entry has one, else
- * warnings.warn.  Borrowed *value*; -1 with the warning's exception. */
-NATIVE_INTERNAL int warn_for_entry(PyObject *name, PyObject *item, PyObject **value);
-/* deprecated()'s marker class while the main interpreter's
- * pep726hook._deprecation is loaded (watch_markers()), else NULL. */
-NATIVE_INTERNAL extern PyTypeObject *marker_type;
-NATIVE_INTERNAL int watch_markers(PyObject *type, PyObject *adopt);
-/* The store slot's part for a marker *value* stored as *name*: refuse a
- * dunder name before anything changes; else 0, and the caller stores. */
-NATIVE_INTERNAL int check_marker_store(PyObject *name);
-/* After a marker or __spec__ was stored through *module* as *name*: hand
- * both to stored_through() of pep726hook._deprecation. */
-NATIVE_INTERNAL int report_store(PyObject *module, PyObject *name);
-/* Whether *name* is "__spec__". */
-NATIVE_INTERNAL int is_spec_name(PyObject *name);
-/* The runtime is gone (release 0) or the patch is undone: drop the marker class. */
-NATIVE_INTERNAL void forget_markers(int release);
+/* Check a table entry: (value, message: str, category: Warning subclass);
+ * borrowed results, TypeError for anything else. */
+NATIVE_INTERNAL int unpack_entry(PyObject *name, PyObject *item, PyObject **value,
+                                 const char **message, PyObject **category);
 /* The read slot wrapper (deprecated_reads.c): in, and out again (never
  * raises; *release* 0: the runtime is gone, touch no object). */
 NATIVE_INTERNAL extern PyObject *getattr_key;

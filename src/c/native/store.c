@@ -306,37 +306,18 @@ setattro_while_deprecating(PyObject *self, PyObject *name, PyObject *value)
     return result;
 }
 
-/* A store while deprecated() markers exist (deprecations.c): a marker
- * stored through a module becomes a deprecation once stored, and the store
- * of __spec__ that starts importlib.reload() is reported (deprecations.c). */
-static Py_NO_INLINE int
-setattro_while_markers_exist(PyObject *self, PyObject *name, PyObject *value)
-{
-    int marker = value != NULL && Py_TYPE(value) == marker_type;
-    if (marker && check_marker_store(name) < 0) {
-        return -1;
-    }
-    if (setattro_while_deprecating(self, name, value) < 0) {
-        return -1;
-    }
-    if (marker || (value != NULL && is_spec_name(name))) {
-        return report_store(self, name);
-    }
-    return 0;
-}
-
 /* The slot.  While no module has a deprecation table or (3.11-3.14) a
- * relocated __getattr__, and pep726hook.deprecated() was never loaded, they
- * cost the common store a load and a branch each. */
+ * relocated __getattr__, they cost the common store a load and a branch
+ * each. */
 int
 hooked_setattro(PyObject *self, PyObject *name, PyObject *value)
 {
 #if RELOCATE_GETATTR
-    if (deprecations.count != 0 || relocating_count != 0 || marker_type != NULL) {
+    if (deprecations.count != 0 || relocating_count != 0) {
 #else
-    if (deprecations.count != 0 || marker_type != NULL) {
+    if (deprecations.count != 0) {
 #endif
-        return setattro_while_markers_exist(self, name, value);
+        return setattro_while_deprecating(self, name, value);
     }
     return store_core(self, name, value);
 }
