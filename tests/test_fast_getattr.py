@@ -202,18 +202,8 @@ def test_uninstall_turns_it_off(
     assert enabled == []
 
 
-def test_a_failing_enable_costs_one_warning_and_no_import(
-    native: None,
-    write_module: WriteModule,
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    def refuse(module: str | ModuleType) -> ModuleType:
-        if isinstance(module, ModuleType) and module.__name__.startswith("fg_"):
-            raise RuntimeError("no room")
-        return module  # the sweep's modules: not this test's subject
-
-    monkeypatch.setattr(_fast_getattr, "enable", refuse)
-    monkeypatch.setattr(_fast_getattr, "_warned_about", set())
+@pytest.mark.usefixtures("native", "refusing_enable")
+def test_a_failing_enable_costs_one_warning_and_no_import(write_module: WriteModule) -> None:
     write_module("fg_refused", GETATTR_MODULE)
     pep726hook.install(fast_getattr=True)
     with warnings.catch_warnings(record=True) as caught:
@@ -228,19 +218,10 @@ def test_a_failing_enable_costs_one_warning_and_no_import(
     assert "'fg_refused'" in messages[0] and "RuntimeError: no room" in messages[0]
 
 
+@pytest.mark.usefixtures("native", "refusing_enable")
 def test_a_failing_enable_never_fails_the_import_under_warnings_as_errors(
-    native: None,
-    write_module: WriteModule,
-    monkeypatch: pytest.MonkeyPatch,
-    capsys: pytest.CaptureFixture[str],
+    write_module: WriteModule, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    def refuse(module: str | ModuleType) -> ModuleType:
-        if isinstance(module, ModuleType) and module.__name__.startswith("fg_"):
-            raise RuntimeError("no room")
-        return module  # the sweep's modules: not this test's subject
-
-    monkeypatch.setattr(_fast_getattr, "enable", refuse)
-    monkeypatch.setattr(_fast_getattr, "_warned_about", set())
     write_module("fg_strict", GETATTR_MODULE)
     pep726hook.install(fast_getattr=True)
     with warnings.catch_warnings():
@@ -295,6 +276,19 @@ seen["lazymod"] = pep726hook.engine(lazymod)
 seen["plainmod"] = pep726hook.engine(plainmod)
 print(json.dumps(seen))
 """
+
+
+@pytest.fixture
+def refusing_enable(monkeypatch: pytest.MonkeyPatch) -> None:
+    """enable() raises for this test's modules (named fg_*), as a broken one would."""
+
+    def refuse(module: str | ModuleType) -> ModuleType:
+        if isinstance(module, ModuleType) and module.__name__.startswith("fg_"):
+            raise RuntimeError("no room")
+        return module  # the sweep's modules: not this test's subject
+
+    monkeypatch.setattr(_fast_getattr, "enable", refuse)
+    monkeypatch.setattr(_fast_getattr, "_warned_about", set())
 
 
 @pytest.fixture
