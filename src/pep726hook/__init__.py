@@ -32,6 +32,21 @@ _FAST_GETATTR_VARIABLE = "PEP726HOOK_FAST_GETATTR"
 _ON_VALUES = ("1", "true", "yes", "on")
 _OFF_VALUES = ("", "0", "false", "no", "off")
 
+
+def _switch_spelling(value: "str | None") -> "bool | None":
+    """Tell whether an on/off variable's *value* is on; None when it is neither spelling.
+
+    An unset variable (None) is off.
+    """
+    if value is None:
+        return False
+    value = value.strip().lower()
+    if value in _ON_VALUES:
+        return True
+    if value in _OFF_VALUES:
+        return False
+    return None
+
 # Each public name and the private module that defines it, imported on the
 # name's first use: `import pep726hook` costs no more than an empty
 # package, which is all the .pth line pays when $PEP726HOOK is set but off.

@@ -19,6 +19,7 @@ from . import (
     _FAST_GETATTR_VARIABLE as FAST_GETATTR_VARIABLE,
     _OFF_VALUES as OFF_VALUES,
     _ON_VALUES as ON_VALUES,
+    _switch_spelling as switch_spelling,
 )
 
 # The spellings of $PEP726HOOK (ON_VALUES, OFF_VALUES).  Any other value
@@ -44,18 +45,6 @@ _attempted = False
 _patched_by: "str | None" = None
 
 
-def activation_requested(value: "str | None") -> "bool | None":
-    """Tell whether a ``$PEP726HOOK`` *value* turns the hook on; None if it means nothing."""
-    if value is None:
-        return False
-    value = value.strip().lower()
-    if value in ON_VALUES:
-        return True
-    if value in OFF_VALUES:
-        return False
-    return None
-
-
 def activate() -> None:
     """Install the hook when ``$PEP726HOOK`` is on (``1``, ``true``, ``yes``, ``on``).
 
@@ -73,7 +62,7 @@ def activate() -> None:
     if _attempted:
         return
     value = os.environ.get(ACTIVATION_VARIABLE)
-    wanted = activation_requested(value)
+    wanted = switch_spelling(value)
     if wanted is False:
         return
     _attempted = True

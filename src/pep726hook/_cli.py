@@ -161,7 +161,7 @@ def version_line() -> str:
 
 def info() -> str:
     """What ``pep726hook info`` prints: engines, why one is missing, how the hook is on."""
-    from ._bootstrap import activation_requested
+    from . import _switch_spelling
     from ._engines import (
         available_engines,
         engine_from_environment,
@@ -193,7 +193,7 @@ def info() -> str:
     value = os.environ.get(ACTIVATION_VARIABLE)
     meaning = {True: "on", False: "off", None: f"not understood: use one of {', '.join(ON_VALUES)}"}
     shown = "unset" if value is None else repr(value)
-    lines.append(f"${ACTIVATION_VARIABLE}: {shown} ({meaning[activation_requested(value)]})")
+    lines.append(f"${ACTIVATION_VARIABLE}: {shown} ({meaning[_switch_spelling(value)]})")
     engine_value = os.environ.get(ENGINE_VARIABLE)
     if engine_value is None:
         lines.append(f"${ENGINE_VARIABLE}: unset (auto)")

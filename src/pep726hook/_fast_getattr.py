@@ -26,7 +26,7 @@ import os
 from . import _FAST_GETATTR_VARIABLE as FAST_GETATTR_VARIABLE
 from . import _OFF_VALUES as OFF_VALUES
 from . import _ON_VALUES as ON_VALUES
-from . import _state
+from . import _state, _switch_spelling
 from ._enable import enable
 from ._engines import warn_never_failing
 from ._state import is_module
@@ -59,19 +59,16 @@ def requested_fast_getattr(value: "bool | None") -> bool:
 def switch_value(value: "str | None", origin: str) -> bool:
     """Tell whether *value* (a variable's or an option's) turns the switch on.
 
-    Raises ValueError, naming *origin*, when it is neither an on nor an off spelling.
+    The spellings are ``$PEP726HOOK``'s.  Raises ValueError, naming *origin*,
+    when it is neither an on nor an off spelling.
     """
-    if value is None:
-        return False
-    spelt = value.strip().lower()
-    if spelt in ON_VALUES:
-        return True
-    if spelt in OFF_VALUES:
-        return False
-    raise ValueError(
-        f"{origin} must be one of {', '.join(ON_VALUES)} (on) or "
-        f"{', '.join(OFF_VALUES[1:])} (off), not {value!r}"
-    )
+    on = _switch_spelling(value)
+    if on is None:
+        raise ValueError(
+            f"{origin} must be one of {', '.join(ON_VALUES)} (on) or "
+            f"{', '.join(OFF_VALUES[1:])} (off), not {value!r}"
+        )
+    return on
 
 
 def defines_getattr(module: object) -> bool:
