@@ -121,20 +121,21 @@ def main(argv: "Sequence[str] | None" = None) -> int:
     except UsageError as error:
         return usage_error(prog, str(error))
     if options.action == "help":
-        text = (
-            USAGE.format(prog=prog)
-            + "\n"
-            + HELP.format(
-                prog=prog,
-                variable=ENGINE_VARIABLE,
-                activation=ACTIVATION_VARIABLE,
-                fast_getattr=FAST_GETATTR_VARIABLE,
-            )
-        )
-        return _finish_output(_print(text))
+        return _finish_output(_print(_help_text(USAGE, HELP, prog)))
     if options.action == "version":
         return _finish_output(_print(version_line()))
     return _run(options, prog)
+
+
+def _help_text(usage: str, details: str, prog: str) -> str:
+    """*usage* and *details* with the program name and the variables' names filled in."""
+    names = {
+        "prog": prog,
+        "variable": ENGINE_VARIABLE,
+        "activation": ACTIVATION_VARIABLE,
+        "fast_getattr": FAST_GETATTR_VARIABLE,
+    }
+    return usage.format(**names) + "\n" + details.format(**names)
 
 
 def _run(options: "Options", prog: str) -> int:
@@ -222,16 +223,7 @@ def _fast_getattr_status(engine: str) -> str:
 
 def _info(prog: str, argv: "list[str]") -> int:
     if argv and argv[0] in ("-h", "--help"):
-        text = (
-            INFO_USAGE.format(prog=prog)
-            + "\n"
-            + INFO_HELP.format(
-                variable=ENGINE_VARIABLE,
-                activation=ACTIVATION_VARIABLE,
-                fast_getattr=FAST_GETATTR_VARIABLE,
-            )
-        )
-        return _print(text)
+        return _print(_help_text(INFO_USAGE, INFO_HELP, prog))
     if argv:
         return usage_error(prog, f"info takes no arguments, not {argv[0]!r}")
     return _print(info())
