@@ -47,6 +47,7 @@ def _switch_spelling(value: "str | None") -> "bool | None":
         return False
     return None
 
+
 # Each public name and the private module that defines it, imported on the
 # name's first use: `import pep726hook` costs no more than an empty
 # package, which is all the .pth line pays when $PEP726HOOK is set but off.
