@@ -388,11 +388,23 @@ def deprecation_libraries(session: nox.Session) -> None:
     # index's JSON API instead, checked against the index's sha256.
     cryptography_root = _cryptography_tests(session, work, DEPRECATION_LIBRARIES["cryptography"])
     suites = {
-        "twisted": (work, ["--pyargs", *TWISTED_TESTS]),
+        # --rootdir: test ids are then the modules' names (relative to each
+        # environment's site-packages), the same in both environments.
+        "twisted": (work, ["--rootdir={site_packages}", "--pyargs", *TWISTED_TESTS]),
         "cryptography": (cryptography_root, ["-o", "console_output_style=classic", *CRYPTOGRAPHY_TESTS]),
         # consider_namespace_packages: tests.py is imported as zope.deprecation.tests,
         # the module its own tests look up in sys.modules.
-        "zope.deprecation": (work, ["-o", "consider_namespace_packages=true", "--pyargs", "zope.deprecation.tests"]),
+        "zope.deprecation": (work, [
+            "--rootdir={site_packages}", "-o", "consider_namespace_packages=true",
+            "--pyargs", "zope.deprecation.tests",
+        ]),
+    }  # fmt: skip
+    site_packages = {
+        location: str(session.run(
+            f"{location}/bin/python", "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])",
+            silent=True, external=True,
+        )).strip()
+        for location in environments.values()
     }  # fmt: skip
     runs = [("unpatched", environments["unpatched"], {})] + [
         (f"patched-{engine}", environments["patched"], {"PEP726HOOK_ENGINE": engine})
@@ -404,18 +416,25 @@ def deprecation_libraries(session: nox.Session) -> None:
         reports = {}
         for run, location, env in runs:
             report = work / f"{name}-{run}.xml"
+            report.unlink(missing_ok=True)  # from an earlier session
             session.chdir(directory)
             begun = time.monotonic()
             session.run(
                 f"{location}/bin/python", "-m", "pytest", "-p", "no:cacheprovider", "-q", "-rN",
-                "--disable-warnings", f"--junitxml={report}", *targets,
-                env=env, success_codes=[0, 1], external=True,
+                "--disable-warnings", f"--junitxml={report}",
+                *(target.format(site_packages=site_packages[location]) for target in targets),
+                env=env, success_codes=[0, 1, 2, 3, 4, 5], external=True,
             )  # fmt: skip
+            # A run that could not start (an import error, pytest's internal
+            # error) leaves no report; the comparison then fails on it.
             timings.append((f"{name} {run}", time.monotonic() - begun))
             reports[run] = str(report)
         session.chdir(Path(__file__).parent)
         unpatched = reports.pop("unpatched")
         for run, report in reports.items():
+            if not Path(report).is_file() or not Path(unpatched).is_file():
+                failed.append(f"{name} {run} (no report)")
+                continue
             try:
                 session.run(
                     "python", "tools/compare_test_outcomes.py", unpatched, report,
