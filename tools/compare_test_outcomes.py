@@ -103,7 +103,12 @@ def main(argv: list[str] | None = None) -> int:
     if not plain:
         print(f"{label}no tests ran")
         return 1
-    print(f"{label}{'identical outcomes' if not changed else f'{len(changed)} differences'}")
+    if changed:
+        print(f"{label}{len(changed)} differences")
+    elif len(all_differences) > len(changed):
+        print(f"{label}identical outcomes but for {len(all_differences)} accepted differences")
+    else:
+        print(f"{label}identical outcomes")
     return 1 if changed else 0
 
 
