@@ -364,10 +364,11 @@ def deprecation_libraries(session: nox.Session) -> None:
     one the libraries stay as published, in the other their deprecation
     helper is patched (tests/real_libraries/patches/).  Their tests run in the
     first once and in the second under each engine (``PEP726HOOK_ENGINE``; the
-    libraries opt their own modules in, nothing process-wide is activated);
-    ``tools/compare_test_outcomes.py`` then requires each test to end the same
-    way, except the differences listed with their reason in
-    tests/real_libraries/accepted-differences.txt.  Arguments after ``--``:
+    libraries opt their own modules in, nothing process-wide is activated),
+    and once more with pep726hook hidden (the helpers' fallback to their old
+    proxies).  ``tools/compare_test_outcomes.py`` then requires each test to
+    end the same way as unpatched, except the differences listed with their
+    reason in tests/real_libraries/accepted-differences.txt.  Arguments after ``--``:
     the engines (default ``native class``) and ``--pep726hook=PATH`` to test
     another checkout of pep726hook than this one.
     """
@@ -406,9 +407,19 @@ def deprecation_libraries(session: nox.Session) -> None:
         )).strip()
         for location in environments.values()
     }  # fmt: skip
-    runs = [("unpatched", environments["unpatched"], {})] + [
-        (f"patched-{engine}", environments["patched"], {"PEP726HOOK_ENGINE": engine})
-        for engine in engines
+    # The patched helpers fall back to the libraries' own proxies where
+    # pep726hook cannot be imported: a module of that name that raises
+    # ImportError shadows it (and pytest leaves pep726hook's plugin alone).
+    hidden = work / "pep726hook-hidden"
+    hidden.mkdir(exist_ok=True)
+    (hidden / "pep726hook.py").write_text("raise ImportError('hidden by the session')\n")
+    runs = [
+        ("unpatched", environments["unpatched"], {}),
+        *(
+            (f"patched-{engine}", environments["patched"], {"PEP726HOOK_ENGINE": engine})
+            for engine in engines
+        ),
+        ("patched-without-pep726hook", environments["patched"], {"PYTHONPATH": str(hidden)}),
     ]
     accepted = str(REAL_LIBRARIES / "accepted-differences.txt")
     failed = []
@@ -420,8 +431,8 @@ def deprecation_libraries(session: nox.Session) -> None:
             session.chdir(directory)
             begun = time.monotonic()
             session.run(
-                f"{location}/bin/python", "-m", "pytest", "-p", "no:cacheprovider", "-q", "-rN",
-                "--disable-warnings", f"--junitxml={report}",
+                f"{location}/bin/python", "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:pep726hook",
+                "-q", "-rN", "--disable-warnings", f"--junitxml={report}",
                 *(target.format(site_packages=site_packages[location]) for target in targets),
                 env=env, success_codes=[0, 1, 2, 3, 4, 5], external=True,
             )  # fmt: skip
