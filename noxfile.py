@@ -446,10 +446,12 @@ def deprecation_libraries(session: nox.Session) -> None:
             if not Path(report).is_file() or not Path(unpatched).is_file():
                 failed.append(f"{name} {run} (no report)")
                 continue
+            # Without pep726hook the old proxies are back: no difference at all.
+            accept = [] if run == "patched-without-pep726hook" else ["--accept", accepted]
             try:
                 session.run(
                     "python", "tools/compare_test_outcomes.py", unpatched, report,
-                    "--label", f"{name} {run}", "--accept", accepted,
+                    "--label", f"{name} {run}", *accept,
                 )  # fmt: skip
             except nox.command.CommandFailed:
                 failed.append(f"{name} {run}")
