@@ -294,3 +294,227 @@ def _unpack_sdist(archive: Path, into: Path) -> Path:
         else:
             tar.extractall(into)
     return into / members[0].name.split("/")[0]
+
+
+# Deprecation helpers of libraries from the package index, converted to
+# pep726hook by the patches in tests/real_libraries/patches/ (one file each,
+# every call site untouched; see the README there).  The pins are the versions
+# the patches were written against; their own tests run unpatched and patched.
+DEPRECATION_LIBRARIES = {"twisted": "26.10.0", "cryptography": "50.0.2", "zope.deprecation": "6.0"}
+# What their tests import besides the library itself.
+DEPRECATION_LIBRARY_TEST_DEPS = [
+    "pytest>=8.1",  # consider_namespace_packages, for zope.deprecation's tests
+    "pyhamcrest",
+    "pyopenssl",
+    "service_identity",
+    "idna",
+    "pretend",
+    "certifi",
+    "pytest-benchmark",
+    f"cryptography_vectors=={DEPRECATION_LIBRARIES['cryptography']}",
+]
+# The test modules of theirs that reach the converted helpers: Twisted's own
+# tests of deprecatedModuleAttribute and those of the modules that call it
+# (twisted.python's lazily deprecated submodule "url", twisted.python.compat,
+# twisted.python.util, twisted.internet.ssl, twisted.web.http and
+# twisted.web.client, twisted.conch.insults, twisted.cred.credentials,
+# twisted.spread.jelly, the XMPP stringprep module); cryptography's tests of
+# utils.deprecated and of the hazmat modules that deprecate names (DH,
+# ciphers and their modes, serialization, the decrepit ciphers);
+# zope.deprecation's whole suite.
+TWISTED_TESTS = [
+    "twisted.python.test.test_deprecate",
+    "twisted.python.test.test_url",
+    "twisted.python.test.test_util",
+    "twisted.test.test_compat",
+    "twisted.test.test_ssl",
+    "twisted.test.test_sslverify",
+    "twisted.web.test.test_http",
+    "twisted.web.test.test_webclient",
+    "twisted.conch.test.test_text",
+    "twisted.conch.test.test_helper",
+    "twisted.cred.test.test_cred",
+    "twisted.spread.test.test_jelly",
+    "twisted.words.test.test_jabberxmppstringprep",
+]
+CRYPTOGRAPHY_TESTS = [
+    "tests/test_utils.py",
+    "tests/test_warnings.py",
+    "tests/test_cryptography_utils.py",
+    "tests/hazmat/primitives/test_dh.py",
+    "tests/hazmat/primitives/test_ciphers.py",
+    "tests/hazmat/primitives/test_block.py",
+    "tests/hazmat/primitives/test_camellia.py",
+    "tests/hazmat/primitives/test_serialization.py",
+    "tests/hazmat/primitives/decrepit",
+]
+REAL_LIBRARIES = Path(__file__).parent / "tests" / "real_libraries"
+
+
+@nox.session(
+    python=[v for v in CPYTHONS if v not in ("3.8", "3.9")],  # Twisted 26 needs 3.10
+    venv_backend="venv",
+    default=False,
+)
+def deprecation_libraries(session: nox.Session) -> None:
+    """Twisted's, cryptography's and zope.deprecation's tests, with their helpers on pep726hook or not.
+
+    Not run by ``tools/run-tests.sh``: it takes minutes and the package
+    index.  Two environments get the pinned libraries and pep726hook: in
+    one the libraries stay as published, in the other their deprecation
+    helper is patched (tests/real_libraries/patches/).  Their tests run in the
+    first once and in the second under each engine (``PEP726HOOK_ENGINE``; the
+    libraries opt their own modules in, nothing process-wide is activated),
+    and once more with pep726hook hidden (the helpers' fallback to their old
+    proxies).  ``tools/compare_test_outcomes.py`` then requires each test to
+    end the same way as unpatched, except the differences listed with their
+    reason in tests/real_libraries/accepted-differences.txt.  Arguments after ``--``:
+    the engines (default ``native class``) and ``--pep726hook=PATH`` to test
+    another checkout of pep726hook than this one.
+    """
+    import time
+
+    engines = [arg for arg in session.posargs if not arg.startswith("--")] or ["native", "class"]
+    project = "."
+    for arg in session.posargs:
+        if arg.startswith("--pep726hook="):
+            project = arg.split("=", 1)[1]
+    timings: list[tuple[str, float]] = []
+    started = time.monotonic()
+    work = Path(session.create_tmp()).resolve()
+    environments = _deprecation_library_environments(session, project)
+    timings.append(("set-up (two environments, installs, patches)", time.monotonic() - started))
+    # cryptography's tests ship in its sdist only.  pip download would build
+    # the sdist's metadata (Rust, maturin, crates.io): fetch the file from the
+    # index's JSON API instead, checked against the index's sha256.
+    cryptography_root = _cryptography_tests(session, work, DEPRECATION_LIBRARIES["cryptography"])
+    suites = {
+        # --rootdir: test ids are then the modules' names (relative to each
+        # environment's site-packages), the same in both environments.
+        "twisted": (work, ["--rootdir={site_packages}", "--pyargs", *TWISTED_TESTS]),
+        "cryptography": (cryptography_root, ["-o", "console_output_style=classic", *CRYPTOGRAPHY_TESTS]),
+        # consider_namespace_packages: tests.py is imported as zope.deprecation.tests,
+        # the module its own tests look up in sys.modules.
+        "zope.deprecation": (work, [
+            "--rootdir={site_packages}", "-o", "consider_namespace_packages=true",
+            "--pyargs", "zope.deprecation.tests",
+        ]),
+    }  # fmt: skip
+    site_packages = {
+        location: str(session.run(
+            f"{location}/bin/python", "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])",
+            silent=True, external=True,
+        )).strip()
+        for location in environments.values()
+    }  # fmt: skip
+    # The patched helpers fall back to the libraries' own proxies where
+    # pep726hook cannot be imported: a module of that name that raises
+    # ImportError shadows it (and pytest leaves pep726hook's plugin alone).
+    hidden = work / "pep726hook-hidden"
+    hidden.mkdir(exist_ok=True)
+    (hidden / "pep726hook.py").write_text("raise ImportError('hidden by the session')\n")
+    runs = [
+        ("unpatched", environments["unpatched"], {}),
+        *(
+            (f"patched-{engine}", environments["patched"], {"PEP726HOOK_ENGINE": engine})
+            for engine in engines
+        ),
+        ("patched-without-pep726hook", environments["patched"], {"PYTHONPATH": str(hidden)}),
+    ]
+    accepted = str(REAL_LIBRARIES / "accepted-differences.txt")
+    failed = []
+    for name, (directory, targets) in suites.items():
+        reports = {}
+        for run, location, env in runs:
+            report = work / f"{name}-{run}.xml"
+            report.unlink(missing_ok=True)  # from an earlier session
+            session.chdir(directory)
+            begun = time.monotonic()
+            session.run(
+                f"{location}/bin/python", "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:pep726hook",
+                "-q", "-rN", "--disable-warnings", f"--junitxml={report}",
+                *(target.format(site_packages=site_packages[location]) for target in targets),
+                env=env, success_codes=[0, 1, 2, 3, 4, 5], external=True,
+            )  # fmt: skip
+            # A run that could not start (an import error, pytest's internal
+            # error) leaves no report; the comparison then fails on it.
+            timings.append((f"{name} {run}", time.monotonic() - begun))
+            reports[run] = str(report)
+        session.chdir(Path(__file__).parent)
+        unpatched = reports.pop("unpatched")
+        for run, report in reports.items():
+            if not Path(report).is_file() or not Path(unpatched).is_file():
+                failed.append(f"{name} {run} (no report)")
+                continue
+            # Without pep726hook the old proxies are back: no difference at all.
+            accept = [] if run == "patched-without-pep726hook" else ["--accept", accepted]
+            try:
+                session.run(
+                    "python", "tools/compare_test_outcomes.py", unpatched, report,
+                    "--label", f"{name} {run}", *accept,
+                )  # fmt: skip
+            except nox.command.CommandFailed:
+                failed.append(f"{name} {run}")
+    timings.append(("whole session", time.monotonic() - started))
+    for what, seconds in timings:
+        session.log(f"wall time {seconds:7.1f} s  {what}")
+    if failed:
+        session.error(f"outcomes differ with the patched helpers: {', '.join(failed)}")
+
+
+def _deprecation_library_environments(session: nox.Session, project: str) -> dict[str, str]:
+    """Install the pinned libraries, their tests' needs and *project* in two environments.
+
+    The session's own environment keeps the libraries as published; the one
+    beside it, ``<session environment>-patched``, gets the patches.  Returns
+    the location of each, by name (``unpatched``, ``patched``).
+    """
+    pins = [f"{name}=={version}" for name, version in DEPRECATION_LIBRARIES.items()]
+    patched = f"{session.virtualenv.location}-patched"
+    if not Path(patched, "bin", "python").exists():
+        session.run("python", "-m", "venv", patched, silent=True)
+    environments = {"unpatched": str(session.virtualenv.location), "patched": patched}
+    for kind, location in environments.items():
+        python = f"{location}/bin/python"
+        pip = [python, "-m", "pip", "install", "-q"]
+        session.run(*pip, *pins, *DEPRECATION_LIBRARY_TEST_DEPS, external=True)
+        # A reused environment may hold a patched copy: start from the wheels.
+        session.run(*pip, "--force-reinstall", "--no-deps", *pins, external=True)
+        session.run(*pip, "--force-reinstall", "--no-deps", project, external=True)
+        if kind != "patched":
+            continue
+        site_packages = session.run(
+            python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])",
+            silent=True, external=True,
+        )  # fmt: skip
+        for name, version in DEPRECATION_LIBRARIES.items():
+            patch = REAL_LIBRARIES / "patches" / f"{name}-{version}.patch"
+            session.run(
+                "patch", "-p1", "--forward", "-d", str(site_packages).strip(), "-i", str(patch),
+                external=True,
+            )  # fmt: skip
+    return environments
+
+
+def _cryptography_tests(session: nox.Session, into: Path, version: str) -> Path:
+    """Unpack cryptography's sdist (its tests/) under *into*; return its top directory."""
+    import hashlib
+    import json
+    import urllib.request
+
+    filename = f"cryptography-{version}.tar.gz"
+    archive = into / filename
+    if not archive.is_file():
+        request = urllib.request.Request(
+            "https://pypi.org/simple/cryptography/",
+            headers={"Accept": "application/vnd.pypi.simple.v1+json"},
+        )
+        with urllib.request.urlopen(request, timeout=60) as response:
+            files = json.load(response)["files"]
+        entry = next(f for f in files if f["filename"] == filename)
+        with urllib.request.urlopen(entry["url"], timeout=120) as response:
+            data = response.read()
+        if hashlib.sha256(data).hexdigest() != entry["hashes"]["sha256"]:
+            session.error(f"{filename}: sha256 differs from the index's")
+        archive.write_bytes(data)
+    return _unpack_sdist(archive, into)

@@ -1,12 +1,18 @@
 """Compare two pytest runs of the same tests, test id by test id; exit 1 if any outcome differs.
 
-    python tools/compare_test_outcomes.py PLAIN.xml HOOKED.xml [--label NAME]
+    python tools/compare_test_outcomes.py PLAIN.xml HOOKED.xml [--label NAME] [--accept FILE]
 
 Each file is pytest's ``--junitxml`` report.  A test's outcome is ``passed``,
 ``failed``, ``error``, ``skipped`` or ``xfailed``/``xpassed`` as the report
 records them; a test present in one run only counts as a difference too.
 Prints the counts of each run and every difference.  Standard library only,
 so that it runs in whatever environment ran the tests.
+
+``--accept FILE`` names differences that are expected, one a line, written
+as this script prints them (``TEST_ID: BEFORE -> AFTER``) and followed by
+``  # the reason``; blank lines and lines starting with ``#`` are comments.
+An accepted difference is printed but does not fail the comparison; one that
+no longer happens is printed too, so that the list can be kept short.
 """
 
 from __future__ import annotations
@@ -47,6 +53,21 @@ def differences(first: dict[str, str], second: dict[str, str]) -> list[str]:
     return lines
 
 
+def accepted_differences(path: str) -> dict[str, str]:
+    """Map each difference line of an ``--accept`` file to its reason."""
+    accepted = {}
+    with open(path, encoding="utf-8") as lines:
+        for raw_line in lines:
+            line = raw_line.strip()
+            if not line or line.startswith("#"):
+                continue
+            difference, _, reason = line.partition("  # ")
+            if not reason.strip():
+                raise SystemExit(f"{path}: no reason given for {difference!r}")
+            accepted[difference.strip()] = reason.strip()
+    return accepted
+
+
 def summary(found: dict[str, str]) -> str:
     """``N tests: P passed, F failed, ...`` for one run."""
     counts = Counter(found.values())
@@ -60,18 +81,34 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("plain", help="JUnit XML report of the run without pep726hook")
     parser.add_argument("hooked", help="JUnit XML report of the run with it")
     parser.add_argument("--label", default="", help="name of the suite, for the printed lines")
+    parser.add_argument("--accept", help="file of expected differences, each with its reason")
     options = parser.parse_args(argv)
     plain, hooked = outcomes(options.plain), outcomes(options.hooked)
+    accepted = accepted_differences(options.accept) if options.accept else {}
     label = f"{options.label}: " if options.label else ""
     print(f"{label}plain:  {summary(plain)}")
     print(f"{label}hooked: {summary(hooked)}")
-    changed = differences(plain, hooked)
-    for line in changed:
-        print(f"{label}DIFFERENT {line}")
+    all_differences = differences(plain, hooked)
+    changed = []
+    for line in all_differences:
+        if line in accepted:
+            print(f"{label}ACCEPTED {line}  ({accepted[line]})")
+        else:
+            print(f"{label}DIFFERENT {line}")
+            changed.append(line)
+    test_ids = set(plain) | set(hooked)
+    for line in accepted:
+        if line.partition(": ")[0] in test_ids and line not in all_differences:
+            print(f"{label}accepted difference did not happen: {line}")
     if not plain:
         print(f"{label}no tests ran")
         return 1
-    print(f"{label}{'identical outcomes' if not changed else f'{len(changed)} differences'}")
+    if changed:
+        print(f"{label}{len(changed)} differences")
+    elif len(all_differences) > len(changed):
+        print(f"{label}identical outcomes but for {len(all_differences)} accepted differences")
+    else:
+        print(f"{label}identical outcomes")
     return 1 if changed else 0
 
 
