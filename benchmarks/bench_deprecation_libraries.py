@@ -182,13 +182,17 @@ def engines() -> list[str]:
     return list(pep726hook.available_engines())
 
 
-def cases() -> list[str]:
-    """Every case this interpreter can run, in the order of the table."""
+def cases(only: str = "") -> list[str]:
+    """Every case this interpreter can run, in the order of the table.
+
+    *only*: comma-separated prefixes ("plain,twisted/proxy"); empty for all.
+    """
     names = ["plain/x", "plain/Old"]
     setups = ["proxy", *engines()]
     for library in installed_libraries():
         names += [f"{library}/{setup}/{read}" for setup in setups for read in READS]
-    return names
+    prefixes = tuple(prefix for prefix in only.split(",") if prefix)
+    return [name for name in names if not prefixes or name.startswith(prefixes)]
 
 
 def write_modules(directory: str) -> None:
@@ -247,9 +251,11 @@ def run_pyperf() -> None:
     def add_cmdline_args(cmd: list[str], args: argparse.Namespace) -> None:
         # Workers must register the same benchmarks in the same order.
         cmd.extend(["--modules", args.modules, "--rounds", str(args.rounds)])
+        cmd.extend(["--only", args.only])
 
     runner = pyperf.Runner(add_cmdline_args=add_cmdline_args)
     runner.argparser.add_argument("--modules", default="")
+    runner.argparser.add_argument("--only", default="", help="comma-separated case prefixes")
     runner.argparser.add_argument(
         "--rounds",
         type=int,
@@ -275,7 +281,7 @@ def run_pyperf() -> None:
         return read(loops, module)
 
     for round_ in range(args.rounds):
-        for case in cases():
+        for case in cases(args.only):
             name = case + (f"#{round_}" if args.rounds > 1 else "")
             runner.bench_time_func(name, timed, case, inner_loops=READS_PER_LOOP)
 
@@ -293,7 +299,7 @@ read(int(sys.argv[2]), module)
 """
 
 
-def run_callgrind(json_out: str | None) -> dict[str, float]:
+def run_callgrind(json_out: str | None, only: str = "") -> dict[str, float]:
     sys.path.insert(0, HERE)
     from _shared import per_iteration
 
@@ -301,7 +307,7 @@ def run_callgrind(json_out: str | None) -> dict[str, float]:
     with tempfile.TemporaryDirectory(prefix="pep726hook-bench-libraries-") as modules:
         write_modules(modules)
         worker = WORKER.format(here=HERE, modules=modules)
-        for case in cases():
+        for case in cases(only):
             # A deprecated read costs thousands of instructions: fewer loops.
             loops = (2_000, 12_000) if case.endswith("/x") else (300, 1_800)
             counts[case] = per_iteration(worker, case, loops, READS_PER_LOOP)
@@ -327,7 +333,7 @@ def versions() -> dict[str, str]:
     return found
 
 
-def run_here(out: str, commit: str | None) -> None:
+def run_here(out: str, commit: str | None, only: str = "") -> None:
     """pyperf and callgrind on this interpreter; one JSON file with both."""
     sys.path.insert(0, HERE)
     from run_all import read_pyperf
@@ -337,12 +343,20 @@ def run_here(out: str, commit: str | None) -> None:
         times_json = os.path.join(tmp, "times.json")
         env = {k: v for k, v in os.environ.items() if not k.startswith("PEP726HOOK")}
         subprocess.run(
-            [sys.executable, os.path.abspath(__file__), *PYPERF_ARGS, "-o", times_json],
+            [
+                sys.executable,
+                os.path.abspath(__file__),
+                *PYPERF_ARGS,
+                "--only",
+                only,
+                "-o",
+                times_json,
+            ],
             check=True,
             env=env,
         )
         times = read_pyperf(times_json)
-    counts = run_callgrind(None)
+    counts = run_callgrind(None, only)
     result = {
         "label": f"{platform.python_implementation()} {platform.python_version()}",
         "engines": engines(),
@@ -443,13 +457,14 @@ def main() -> None:
         parser.add_argument("--callgrind", action="store_true")
         parser.add_argument("--json-out")
         parser.add_argument("--render", nargs="+", metavar="RESULTS_JSON")
+        parser.add_argument("--only", default="", help="comma-separated case prefixes")
         args = parser.parse_args()
         if args.render:
             render(args.render)
         elif args.run:
-            run_here(args.out, args.commit)
+            run_here(args.out, args.commit, args.only)
         else:
-            run_callgrind(args.json_out)
+            run_callgrind(args.json_out, args.only)
         return
     run_pyperf()
 
