@@ -90,7 +90,7 @@ from twisted.python.deprecate import (
 
 def _warn_through_warning_method(message, category, stacklevel):
     # setWarningMethod() may replace the method at any time: looked up per warning.
-    getWarningMethod()(message, category, stacklevel=stacklevel + 1)
+    getWarningMethod()(message, category, stacklevel=stacklevel)
 
 
 def twisted_deprecatedModuleAttribute(version, message, moduleName, name):
@@ -122,7 +122,7 @@ from zope.deprecation import __show__
 def _warn_unless_suppressed(message, category, stacklevel):
     # zope's Suppressor (and __show__.off()) silence every deprecation.
     if __show__():
-        warnings.warn(message, category, stacklevel + 1)
+        warnings.warn(message, category, stacklevel)
 
 
 def zope_deprecated(specifier, message, cls=DeprecationWarning):
