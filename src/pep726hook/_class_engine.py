@@ -148,6 +148,28 @@ def _opted_in_class_for_module(base: type, module: ModuleType) -> type:
     return opted_in_class_for(base)
 
 
+def give_deprecating_class(module: ModuleType) -> "Callable[[], object] | None":
+    """Give *module* the class that serves its deprecated names, under either engine.
+
+    ``class X(X, DeprecatingModule)`` for a module of class ``X``.  Returns
+    None once the module has it, or the composing to do without the install
+    lock (lock rule 1) before calling again, whose result the caller keeps
+    alive until then (the cache is weak).  Runs no user code itself.
+    """
+    base = lasting_class(module)
+    cls = composed_deprecating_class_for(base)
+    if cls is None:
+        return lambda: deprecating_class_for(base)
+    if type(module) is not cls:
+        set_class_bypassing_hooks(module, "__class__", cls)
+    return None
+
+
+def deprecating_mixin_class() -> type:
+    """Return ``DeprecatingModule``, which holds the descriptors of deprecated names."""
+    return _opt_in_classes()[1]
+
+
 HookAwareModule = hook_aware_mixin(
     __name__,
     "A module type whose stores and deletions call the module's own hooks (PEP 726).",
@@ -387,26 +409,9 @@ class ClassEngine:
     def release_opt_ins(self) -> None:
         """Nothing to undo once no opted-in module is alive: each class went with its module."""
 
-    def set_deprecations(
-        self, module: ModuleType, table: "dict[str, Any] | None"
-    ) -> "Callable[[], object] | None":
-        """Serve *module*'s deprecation table (kept in :mod:`._deprecation`).
-
-        Gives the opted-in *module* the class that also serves reads of
-        deprecated names if that needs no composing, and returns None;
-        otherwise returns the composing to do without the install lock, as
-        :meth:`opt_in` does.  An empty table or None changes nothing: the
-        class stays, and costs reads what it did.
-        """
-        if not table:
-            return None
-        base = lasting_class(module)
-        cls = composed_deprecating_class_for(base)
-        if cls is None:
-            return lambda: deprecating_class_for(base)
-        if type(module) is not cls:
-            set_class_bypassing_hooks(module, "__class__", cls)
-        return None
+    def set_deprecations(self, module: ModuleType) -> "Callable[[], object] | None":
+        """Give the opted-in *module* the deprecating class (:func:`give_deprecating_class`)."""
+        return give_deprecating_class(module)
 
     def _set_class(self, module: ModuleType, cls: type) -> None:
         if type(module) is not cls:

@@ -46,14 +46,11 @@ class Engine(Protocol):
     def release_opt_ins(self) -> None:
         """Undo what opting in set up once no opted-in module is alive."""
 
-    def set_deprecations(
-        self, module: ModuleType, table: dict[str, tuple[object, str, type[Warning]]] | None
-    ) -> Callable[[], object] | None:
-        """Serve reads, stores and deletions of the names in *module*'s deprecation table.
+    def set_deprecations(self, module: ModuleType) -> Callable[[], object] | None:
+        """Give the opted-in *module* the class that serves its deprecated names.
 
-        *table* is the shared dict (``_deprecation``), kept by reference;
-        *module* opted in first.  Returns None when done, or work to run
-        without the install lock before calling again, as :meth:`opt_in`.
+        Returns None when done, or work to run without the install lock
+        before calling again, as :meth:`opt_in`.
         """
 
 

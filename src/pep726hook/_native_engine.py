@@ -15,9 +15,7 @@ from ._compat import IMPLEMENTATION, NATIVE_ENGINE_IS_BUILT
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from types import ModuleType
-    from typing import Callable, Dict, Tuple, Type
-
-    DeprecationTable = Dict[str, Tuple[object, str, Type[Warning]]]
+    from typing import Callable
 
 _native_error: "ImportError | None"
 if not NATIVE_ENGINE_IS_BUILT:
@@ -96,7 +94,7 @@ class NativeEngine:
         hooks); otherwise it is undone.
         """
         state = _native.state()
-        if state["opted_in"] or state["deprecating"]:
+        if state["opted_in"]:
             _native.set_process_wide(False)
         else:
             _native.uninstall()
@@ -138,35 +136,28 @@ class NativeEngine:
         return _native.is_opted_in(module)
 
     def release_opt_ins(self) -> None:
-        """Undo the patch once neither the process-wide hook nor an opted-in module needs it.
-
-        A module with deprecated attributes needs it too.
-        """
+        """Undo the patch once neither the process-wide hook nor an opted-in module needs it."""
         state = _native.state()
         if (
             state["patched"]
             and not state["process_wide"]
             and not state["opted_in"]
-            and not state["deprecating"]
         ):
             _native.uninstall()
 
     # -- deprecated attributes -----------------------------------------------------------
 
-    def set_deprecations(self, module: "ModuleType", table: "DeprecationTable | None") -> None:
-        """Serve *module*'s deprecated attributes from *table* (kept by reference, not copied).
+    def set_deprecations(self, module: "ModuleType") -> "Callable[[], object] | None":
+        """Give the opted-in *module* the deprecating class, as the class engine does.
 
-        *table* maps each name to ``(value, message, category)``; ``None`` or an
-        empty dict drops the module's table.  Patches the module type first if
-        needed, without turning process-wide dispatch on, as :meth:`opt_in`
-        does.  A read of a name that misses in the namespace warns at the
-        caller's line and returns the value; a store or deletion warns and
-        removes the name from *table* before the ordinary store or deletion.
+        Its stores still reach the module's hooks (the class calls them, as
+        the patched slot would); its reads are served by the class, so a PEP
+        562 ``__getattr__`` held outside the namespace (3.11-3.14) goes back
+        into it, where the class finds it.
         """
-        if table:
-            _native.install(process_wide=False)
-            _native.upgrade_type(type(module))
-        elif not _native.state()["patched"]:
-            # Nothing to drop: no table can be held without the patch.
-            return
-        _native.set_deprecations(module, table)
+        from ._class_engine import give_deprecating_class
+
+        work = give_deprecating_class(module)
+        if work is None:
+            _native.return_getattr(module)
+        return work

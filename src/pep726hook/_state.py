@@ -87,7 +87,7 @@ _opted_in: "dict[int, Any]" = {}
 # id(module) -> (weak reference to the module, its deprecation table): the
 # tables of pep726hook.deprecated() names (_deprecation), here so that the
 # class engine's stores look them up without loading that module.
-deprecation_tables: "dict[int, tuple[Any, dict[str, tuple[object, str, type[Warning]]]]]" = {}
+deprecation_tables: "dict[int, tuple[Any, dict[str, Any]]]" = {}
 
 
 # Here rather than with the class engine's helpers: enable() asks it on the
@@ -103,7 +103,7 @@ def is_module(candidate: object) -> "TypeGuard[ModuleType]":
     return issubclass(type(candidate), ModuleType)
 
 
-def deprecation_table_of(module: object) -> "dict[str, tuple[object, str, type[Warning]]] | None":
+def deprecation_table_of(module: object) -> "dict[str, Any] | None":
     """Return *module*'s deprecation table (the shared dict), or None if it has none."""
     found = deprecation_tables.get(id(module))
     if found is None or found[0]() is not module:

@@ -271,28 +271,19 @@ store_core(PyObject *self, PyObject *name, PyObject *value)
     return PyObject_GenericSetAttr(self, name, value);
 }
 
-int
-ordinary_setattro(PyObject *self, PyObject *name, PyObject *value)
-{
-    return store_core(self, name, value);
-}
-
-/* A store while some module has a deprecation table or a relocated
- * __getattr__: that module's go to deprecated_setattro() (which takes
- * ordinary_setattro() for the store itself); a store of '__getattr__' puts
- * a relocated one back into the namespace first.  Out of line, so that the slot saves no register for it. */
+#if RELOCATE_GETATTR
+/* A store while some module's __getattr__ is relocated: a store of
+ * '__getattr__' puts it back into the namespace first.  Out of line, so that
+ * the slot saves no register for it. */
 static Py_NO_INLINE int
-setattro_while_deprecating(PyObject *self, PyObject *name, PyObject *value)
+setattro_while_relocating(PyObject *self, PyObject *name, PyObject *value)
 {
-    if (relocating_count != 0 && is_getattr_name(name) && return_relocated_getattr(self) < 0) {
+    if (is_getattr_name(name) && return_relocated_getattr(self) < 0) {
         return -1;
     }
-    if (weak_table_find(&deprecations, self) != NULL) {
-        return deprecated_setattro(self, name, value);
-    }
     int result = store_core(self, name, value);
-    if (result == 0 && value != NULL && relocating_count != 0 && PyUnicode_Check(name) &&
-        is_dunder_name(name) && PyUnicode_CompareWithASCIIString(name, "__class__") == 0 &&
+    if (result == 0 && value != NULL && PyUnicode_Check(name) && is_dunder_name(name) &&
+        PyUnicode_CompareWithASCIIString(name, "__class__") == 0 &&
         weak_table_find(&opt_ins, self) != NULL) {
         /* `module.__class__ = Own`, Own created since the read slot was
          * wrapped: give Own the wrapper, or the held __getattr__ would be
@@ -305,20 +296,18 @@ setattro_while_deprecating(PyObject *self, PyObject *name, PyObject *value)
     }
     return result;
 }
+#endif
 
-/* The slot.  While no module has a deprecation table or (3.11-3.14) a
- * relocated __getattr__, they cost the common store a load and a branch
- * each. */
+/* The slot.  While no module has (3.11-3.14) a relocated __getattr__, that
+ * costs the common store a load and a branch. */
 int
 hooked_setattro(PyObject *self, PyObject *name, PyObject *value)
 {
 #if RELOCATE_GETATTR
-    if (deprecations.count != 0 || relocating_count != 0) {
-#else
-    if (deprecations.count != 0) {
-#endif
-        return setattro_while_deprecating(self, name, value);
+    if (relocating_count != 0) {
+        return setattro_while_relocating(self, name, value);
     }
+#endif
     return store_core(self, name, value);
 }
 

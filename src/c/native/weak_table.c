@@ -1,5 +1,5 @@
 /* Tables of modules held weakly, keyed by address: the opted-in modules
- * (opt_in.c) and the deprecation tables (deprecations.c).
+ * (opt_in.c).
  *
  * An open-addressing table of module addresses (linear probing,
  * backward-shift deletion), each with a weak reference whose callback removes
