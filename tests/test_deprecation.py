@@ -21,7 +21,7 @@ import pytest
 from _venv import ENGINES, TIMEOUT, WriteModule, clean_env, collect_garbage, describe, join_or_fail
 
 import pep726hook
-from pep726hook import _deprecation
+from pep726hook import _composition, _deprecation
 
 MESSAGE = "depmod.Old is deprecated; use depmod.New"
 
@@ -94,14 +94,15 @@ def test_reads_warn_at_the_callers_line_and_return_the_value(
     assert [w.lineno for w in caught[:2]] == [line_attribute, line_getattr]
 
 
-def test_the_name_leaves_the_namespace_and_other_names_read_plainly(
+def test_the_value_stays_in_the_namespace_and_other_names_read_plainly(
     route: str, load: Callable[..., Any]
 ) -> None:
     module = load()
-    assert "Old" not in vars(module) and "Gone" not in vars(module)
-    assert _deprecation.deprecations_of(module) == {
-        "Old": (module.New, MESSAGE, DeprecationWarning),
-        "Gone": (42, "depmod.Gone is deprecated", FutureWarning),
+    assert vars(module)["Old"] is vars(module)["New"] and vars(module)["Gone"] == 42
+    table = _deprecation.deprecations_of(module) or {}
+    assert {name: (e.message, e.category) for name, e in table.items()} == {
+        "Old": (MESSAGE, DeprecationWarning),
+        "Gone": ("depmod.Gone is deprecated", FutureWarning),
     }
     with warnings.catch_warnings():
         warnings.simplefilter("error")
@@ -111,16 +112,20 @@ def test_the_name_leaves_the_namespace_and_other_names_read_plainly(
         assert not hasattr(module, "missing")
 
 
-def test_the_native_engine_holds_the_very_table_of_the_module(
+def test_both_engines_give_a_deprecating_module_the_same_kind_of_class(
     route: str, load: Callable[..., Any]
 ) -> None:
-    if route != "native":
-        pytest.skip("the class engine reads the table from pep726hook._deprecation itself")
-    from pep726hook import _native
-
     module = load()
-    assert _native.deprecations_of(module) is _deprecation.deprecations_of(module)
-    assert type(module) is types.ModuleType
+    cls = type(module)
+    assert cls is not types.ModuleType and isinstance(module, types.ModuleType)
+    assert sys.modules["depmod"] is module
+    assert "__getattr__" in vars(cls.__mro__[0]) or hasattr(cls, "__getattr__")
+    assert isinstance(inspect.getattr_static(module, "Old"), _composition.DeprecatedName)
+    if route == "native":
+        from pep726hook import _native
+
+        # No ModuleType-wide read wrapper for deprecations.
+        assert not _native.state()["getattro_wrapped"]
 
 
 def test_class_engine_slows_the_reads_of_modules_with_deprecations_only(
@@ -205,18 +210,18 @@ def __getattr__(name):
 )
 
 
-def test_the_modules_own_getattr_runs_first_and_its_errors_pass_through(
+def test_the_modules_own_getattr_serves_only_missing_names_and_its_errors_pass_through(
     route: str, load: Callable[..., Any]
 ) -> None:
     module = load(PEP562_LIBRARY)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         assert module.lazy == "served lazy"
-        assert module.Old == "served Old"  # its own __getattr__ answers first
-        assert module.Gone == 42  # it raised AttributeError: the table's turn
+        # In the namespace, as on a plain module: its own __getattr__ is not asked.
+        assert module.Old is module.New
         with pytest.raises(AttributeError, match="custom: no missing"):
             module.missing  # noqa: B018
-    assert [str(w.message) for w in caught] == ["depmod.Gone is deprecated"]
+    assert [str(w.message) for w in caught] == [MESSAGE]
     assert caught[0].filename == __file__
 
 
@@ -306,7 +311,7 @@ def test_a_failing_store_leaves_the_deprecation_in_place(
         with pytest.raises(ValueError, match="refused by the hook"):
             module.Old = "refused"
         assert _deprecation.deprecations_of(module) == table
-        assert "Old" not in vars(module)
+        assert vars(module)["Old"] is module.New
         assert module.Old is module.New
     assert len(caught) == 2  # the store, then the read
 
@@ -321,7 +326,7 @@ def test_a_failing_delete_leaves_the_deprecation_and_namespace_as_they_were(
         with pytest.raises(ValueError, match="refused by the hook"):
             del module.Gone
         assert _deprecation.deprecations_of(module) == table
-        assert "Gone" not in vars(module)
+        assert vars(module)["Gone"] == 42
         assert module.Gone == 42
     assert module.log == [("del", "Gone")]
 
@@ -329,16 +334,17 @@ def test_a_failing_delete_leaves_the_deprecation_and_namespace_as_they_were(
 # -- what lists names -----------------------------------------------------------------------
 
 
-def test_dir_vars_and_star_import_leave_deprecated_names_out(
+def test_dir_and_vars_list_deprecated_names_and_star_import_warns_for_them(
     route: str, load: Callable[..., Any]
 ) -> None:
     module = load()
-    assert "Old" not in dir(module) and "Old" not in vars(module)
+    assert "Old" in dir(module) and "Old" in vars(module)
     namespace: dict[str, Any] = {}
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
         exec("from depmod import *", namespace)
-    assert "plain" in namespace and "Old" not in namespace
+    assert namespace["plain"] == 1 and namespace["Old"] is module.New
+    assert sorted(str(w.message) for w in caught) == sorted([MESSAGE, "depmod.Gone is deprecated"])
 
 
 def test_star_import_of_a_deprecated_name_in_all_warns(
@@ -356,22 +362,37 @@ def test_star_import_of_a_deprecated_name_in_all_warns(
 # -- when enable() runs ------------------------------------------------------------------
 
 
-def test_a_marker_assigned_after_enable_waits_for_the_next_enable(
+def test_a_marker_assigned_after_enable_is_converted_by_the_first_read_through_the_module(
     route: str, load: Callable[..., Any]
 ) -> None:
     source = (
-        "import pep726hook\npep726hook.enable(__name__)\nOld = pep726hook.deprecated(1, 'old')\n"
+        "import pep726hook\n"
+        "pep726hook.enable(__name__)\n"
+        "Old = pep726hook.deprecated(1, 'old')\n"
+        "seen_in_body = repr(Old)\n"
     )
     module = load(source)
-    marker = vars(module)["Old"]
-    assert type(marker) is pep726hook.DeprecatedValue
-    assert "call pep726hook.enable(__name__) after" in repr(marker)
+    # Documented: the body's own read before any conversion point sees the marker.
+    assert "not in effect yet" in vars(module)["seen_in_body"]
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        assert module.Old is marker  # no deprecation in effect yet
-        assert pep726hook.enable(module) is module
         assert module.Old == 1
-    assert [str(w.message) for w in caught] == ["old"]
+        assert vars(module)["Old"] == 1
+        assert module.Old == 1
+    assert [str(w.message) for w in caught] == ["old", "old"]
+    assert "pending" not in type(module).__qualname__
+
+
+def test_a_marker_stored_through_an_enabled_module_becomes_a_deprecation(
+    route: str, load: Callable[..., Any]
+) -> None:
+    module = load(LIBRARY)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        setattr(module, "Later", pep726hook.deprecated(5, "later"))
+        assert vars(module)["Later"] == 5
+        assert module.Later == 5
+    assert [str(w.message) for w in caught] == ["later"]
 
 
 @pytest.mark.parametrize("engine_name", ENGINES)
@@ -403,7 +424,7 @@ def test_deprecate_attribute_moves_an_existing_name(route: str, load: Callable[.
     module = load("value = 3\nother = 4\n", name="twisted_like")
     pep726hook.deprecate_attribute(module, "value", "value is deprecated")
     assert pep726hook.engine(module) == route
-    assert "value" not in vars(module)
+    assert vars(module)["value"] == 3
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         assert module.value == 3
@@ -639,7 +660,7 @@ def test_reload_deprecates_the_names_again(route: str, load: Callable[..., Any])
         warnings.simplefilter("always")
         module.Old = "stored"  # ends the deprecation
         assert importlib.reload(module) is module
-        assert "Old" not in vars(module)
+        assert vars(module)["Old"] is vars(module)["New"]
         assert module.Old is module.New
     assert [str(w.message) for w in caught] == [MESSAGE, MESSAGE]
 
@@ -650,27 +671,23 @@ def test_the_class_of_a_module_with_deprecations_pickles_by_reference(
     import pickle
 
     module = load(LIBRARY + "import sys, types\nclass Own(types.ModuleType): pass\n")
-    # Under the native engine the module is a plain ModuleType, which pickle
-    # cannot find by name (builtins.module): nothing of ours to check there.
-    classes = [type(module)] if route == "class" else []
+    classes = [type(module)]
     module.__class__ = module.Own
     classes.append(type(module))
     for cls in classes:
         assert pickle.loads(pickle.dumps(cls)) is cls
 
 
-def test_moduletype_setattr_called_directly_warns_only_under_the_native_engine(
+def test_moduletype_setattr_called_directly_skips_the_deprecating_class_under_both_engines(
     route: str, load: Callable[..., Any]
 ) -> None:
-    # Documented difference: the native engine handles the store in the module
-    # type's own slot; the class engine's class is skipped by such a call.
+    # ModuleType.__setattr__ skips the class's own __setattr__ (as it skips
+    # any subclass's): the data descriptor stores the value, the deprecation
+    # stays and nothing warns.  Same under both engines.
     module = load()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         types.ModuleType.__setattr__(module, "Old", "direct")
-    assert module.Old == "direct"
-    if route == "native":
-        assert [str(w.message) for w in caught] == [MESSAGE]
-        assert "Old" not in (_deprecation.deprecations_of(module) or {})
-    else:
-        assert caught == []
+    assert caught == []
+    assert vars(module)["Old"] == "direct"
+    assert "Old" in (_deprecation.deprecations_of(module) or {})

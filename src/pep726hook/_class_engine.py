@@ -24,6 +24,7 @@ from ._composition import (
     class_for_pickled_name,
     composed_class,
     deprecating_mixin,
+    pending_markers_mixin,
     hook_aware_mixin,
     lasting_class,
     register_mixin,
@@ -42,6 +43,8 @@ if TYPE_CHECKING:
     OptedInModule: type
     DeprecatingModule: type
     deprecating_module: type
+    PendingMarkersModule: type
+    pending_markers_module: type
 else:
     ModuleType = type(sys)
 
@@ -122,7 +125,25 @@ def composed_deprecating_class_for(base: type) -> "type | None":
 
 
 def _original_of_opted_in(cls: type) -> type:
-    return base_of_composition(original_class_of(cls), _opt_in_classes()[0])
+    # Each class is composed from the module's own class with one mixin.
+    for mixin in _opt_in_classes():
+        cls = base_of_composition(cls, mixin)
+    return original_class_of(cls)
+
+
+def pending_markers_class_for(base: type) -> type:
+    """Return the class for a module whose body made ``deprecated()`` markers after ``enable()``.
+
+    The deprecating class with a ``__getattribute__`` that first turns the
+    markers in the namespace into deprecations (which gives the module the
+    deprecating class itself): no read through the module returns a marker.
+    """
+    return _class_for(base, _opt_in_classes()[2], _original_of_opted_in)
+
+
+def composed_pending_markers_class_for(base: type) -> "type | None":
+    """Return :func:`pending_markers_class_for` *base* if it needs no composing now, else None."""
+    return _class_composed_now(base, _opt_in_classes()[2], _original_of_opted_in)
 
 
 def _class_for(base: type, mixin: type, original_of: "Callable[[type], type]") -> type:
@@ -135,7 +156,9 @@ def _class_composed_now(
     base: type, mixin: type, original_of: "Callable[[type], type]"
 ) -> "type | None":
     # What _class_for() returns when it needs no composing (no user code runs).
-    if issubclass(base, mixin):
+    # The pending-markers class is a deprecating class, but not the one to keep.
+    pending = _opt_in_classes()[2]
+    if issubclass(base, mixin) and (mixin is pending or not issubclass(base, pending)):
         return base
     original = original_of(base)
     return mixin if original is ModuleType else stored_composition(original, mixin)
@@ -165,6 +188,17 @@ def give_deprecating_class(module: ModuleType) -> "Callable[[], object] | None":
     return None
 
 
+def give_pending_markers_class(module: ModuleType) -> "Callable[[], object] | None":
+    """Give *module* :func:`pending_markers_class_for` its class, as :func:`give_deprecating_class`."""
+    base = lasting_class(module)
+    cls = composed_pending_markers_class_for(base)
+    if cls is None:
+        return lambda: pending_markers_class_for(base)
+    if type(module) is not cls:
+        set_class_bypassing_hooks(module, "__class__", cls)
+    return None
+
+
 def deprecating_mixin_class() -> type:
     """Return ``DeprecatingModule``, which holds the descriptors of deprecated names."""
     return _opt_in_classes()[1]
@@ -182,7 +216,7 @@ register_mixin(HookAwareModule, "hook_aware", __name__)
 # The classes of modules opted in with enable(), made on first use: the
 # process-wide hook (PEP726HOOK=1 start-up) needs neither, and each costs
 # `python -c pass` about 0.25 % to make.  None until then.
-_opt_ins: "tuple[type, type] | None" = None
+_opt_ins: "tuple[type, type, type] | None" = None
 # Either mixin, or a composition of either: the module calls its hooks.
 _hook_aware: "tuple[type, ...]" = (HookAwareModule,)
 # Makes the classes once when threads ask at the same time (the first one
@@ -199,8 +233,8 @@ def _renew_opt_ins_lock() -> None:
 renew_in_child(_renew_opt_ins_lock)
 
 
-def _opt_in_classes() -> "tuple[type, type]":
-    """Return ``(OptedInModule, DeprecatingModule)``, made at the first call.
+def _opt_in_classes() -> "tuple[type, type, type]":
+    """Return ``(OptedInModule, DeprecatingModule, PendingMarkersModule)``, made at the first call.
 
     ``OptedInModule`` is the class engine's class for a module that opted in
     with ``enable()``.  It behaves as ``HookAwareModule``, but is no
@@ -208,7 +242,9 @@ def _opt_in_classes() -> "tuple[type, type]":
     module with no hook yet) nor uninstall() ever puts such a module back on
     its original class.  ``DeprecatingModule`` is the opted-in class of a
     module with deprecated names (``pep726hook.deprecated()``): it also serves
-    reads that miss the namespace from the module's table.  Making them runs
+    reads of deprecated names, under either engine; ``PendingMarkersModule``
+    is that class for a module whose body made markers after ``enable()``:
+    its first read turns them into deprecations.  Making them runs
     no user code (their bases are ours), so the install lock may be held.
     """
     global _opt_ins, _hook_aware
@@ -230,17 +266,31 @@ def _opt_in_classes() -> "tuple[type, type]":
             "A module type for an opted-in module with deprecated attributes "
             "(pep726hook.deprecated()).",
         )
+        pending = pending_markers_mixin(
+            deprecating,
+            __name__,
+            "pending_markers_module",
+            "A module type for an opted-in module whose body made pep726hook.deprecated() "
+            "markers: its first read turns them into deprecations.",
+        )
         register_mixin(opted_in, "opted_in", __name__)
         register_mixin(deprecating, "deprecating", __name__)
+        register_mixin(pending, "pending_markers", __name__)
         _hook_aware = (HookAwareModule, opted_in)
         # Last: whoever finds them finds them registered.
-        _opt_ins = (opted_in, deprecating)
+        _opt_ins = (opted_in, deprecating, pending)
         return _opt_ins
 
 
 # The names under which the opted-in classes are found (pickle finds the
 # opted-in one as pep726hook._enable.module, the deprecating one here).
-_OPT_IN_NAMES = {"OptedInModule": 0, "DeprecatingModule": 1, "deprecating_module": 1}
+_OPT_IN_NAMES = {
+    "OptedInModule": 0,
+    "DeprecatingModule": 1,
+    "deprecating_module": 1,
+    "PendingMarkersModule": 2,
+    "pending_markers_module": 2,
+}
 
 
 def _resolve_pickled_name(name: str) -> type:

@@ -404,6 +404,11 @@ def hook_aware_mixin(home: str, doc: str, class_for: "Callable[[type, ModuleType
             store(name, value)
         if deprecation is not None:
             end_deprecation(deprecation, name)
+        if type(value) is DeprecatedValue:
+            # A deprecated() marker stored through the module: a deprecation.
+            from . import _deprecation
+
+            _deprecation.convert_pending_markers(self)
 
     def __delattr__(self: ModuleType, name: str) -> None:
         # A deprecated name: warn, delete as usual, then end the deprecation
@@ -485,6 +490,34 @@ def deprecating_mixin(opted_in: type, home: str, qualname: str, doc: str) -> typ
         "__getattr__": __getattr__,
     }
     mixin: type = type(ModuleType.__name__, (opted_in,), namespace)
+    return mixin
+
+
+def pending_markers_mixin(deprecating: type, home: str, qualname: str, doc: str) -> type:
+    """Make the subclass of *deprecating* whose reads first convert ``deprecated()`` markers.
+
+    Given by ``deprecated()`` to the opted-in module whose body called it:
+    the marker is assigned after the call returns, so it is turned into a
+    deprecation at the first read through the module (which gives the module
+    the deprecating class, ending this class's extra cost).  The import
+    system reads the module when its import ends, so that is a conversion
+    point too.  Pickled as *qualname* of *home*.
+    """
+
+    def __getattribute__(self: ModuleType, name: str) -> "Any":
+        from . import _deprecation
+
+        _deprecation.convert_pending_markers(self)
+        return object.__getattribute__(self, name)
+
+    namespace = {
+        "__slots__": (),
+        "__doc__": doc,
+        "__module__": home,
+        "__qualname__": qualname,
+        "__getattribute__": __getattribute__,
+    }
+    mixin: type = type(ModuleType.__name__, (deprecating,), namespace)
     return mixin
 
 

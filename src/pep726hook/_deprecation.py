@@ -244,7 +244,7 @@ def _submodule_deprecation(
 
 def check_name(name: str, caller: str) -> None:
     """Refuse a dunder *name*: the interpreter and the import system read those themselves."""
-    if len(name) > 4 and name.startswith("__") and name.endswith("__"):
+    if _is_dunder(name):
         raise ValueError(
             f"{caller}: {name!r} cannot be deprecated: the interpreter and the import "
             "system read dunder names themselves"
@@ -350,5 +350,55 @@ def add_descriptor(mixin: type, name: str) -> None:
 
 
 def _convert_at_first_read(caller_globals: "dict[str, Any]") -> None:
-    """Placeholder: markers made in a module body are converted by enable()."""
-    del caller_globals
+    """Have the first read through the module whose body called ``deprecated()`` convert it.
+
+    Only for a module already opted in (otherwise ``enable()`` converts the
+    markers when it runs): it gets the pending-markers class, whose reads
+    turn markers into deprecations.  The marker is assigned after
+    ``deprecated()`` returns, so nothing can be converted here.
+    """
+    from ._enable import is_opted_in
+
+    module = sys.modules.get(str(caller_globals.get("__name__")))
+    if module is None or not is_opted_in(module) or _namespace(module) is not caller_globals:
+        return
+    from ._class_engine import give_pending_markers_class
+
+    pending: object = None  # alive until the module has it (the class cache is weak)
+    while True:
+        with _state.lock:  # lock rule 1: no user code below
+            work = give_pending_markers_class(module)
+            if work is None:
+                break
+        pending = work()
+    del pending
+
+
+def convert_pending_markers(module: ModuleType) -> None:
+    """Turn the markers in the opted-in *module*'s namespace into deprecations, if any.
+
+    Called by a read through a module with the pending-markers class and by a
+    store of a marker through an enabled module.  Markers under dunder names
+    stay (``enable()`` refuses them).
+    """
+    from ._enable import is_opted_in
+
+    if not is_opted_in(module):
+        return
+    markers = [
+        (name, value)
+        for name, value in list(_namespace(module).items())
+        if type(value) is DeprecatedValue and not _is_dunder(name)
+    ]
+    if markers:
+        _deprecate(
+            module,
+            {
+                name: Deprecation(marker.message, marker.category, marker.warn)
+                for name, marker in markers
+            },
+        )
+
+
+def _is_dunder(name: str) -> bool:
+    return len(name) > 4 and name.startswith("__") and name.endswith("__")
