@@ -691,3 +691,107 @@ def test_moduletype_setattr_called_directly_skips_the_deprecating_class_under_bo
     assert caught == []
     assert vars(module)["Old"] == "direct"
     assert "Old" in (_deprecation.deprecations_of(module) or {})
+
+
+# -- the module's own code sees the name ------------------------------------------------
+
+OWN_CODE_LIBRARY = """
+from __future__ import annotations
+
+import typing
+import pep726hook
+
+class New:
+    pass
+
+Old = New
+plain = 1
+pep726hook.deprecate_attribute(__name__, "Old", "Old is deprecated")
+read_in_body = Old
+
+def function():
+    return Old
+
+def outer():
+    def closure():
+        return Old
+    return closure()
+
+class InBody:
+    attribute = Old
+
+def annotated(x: Old) -> Old:
+    return x
+
+hints = typing.get_type_hints(annotated)
+"""
+
+
+def test_the_modules_own_code_reads_a_deprecated_name_without_warning(
+    route: str, load: Callable[..., Any]
+) -> None:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        module = load(OWN_CODE_LIBRARY)
+        assert module.__dict__["read_in_body"] is module.__dict__["New"]
+        assert module.function() is module.New
+        assert module.outer() is module.New
+        assert module.InBody.attribute is module.New
+        assert module.hints == {"x": module.New, "return": module.New}
+        assert typing_hints(module) == {"x": module.New, "return": module.New}
+    assert caught == []
+
+
+def typing_hints(module: Any) -> Any:
+    import typing
+
+    return typing.get_type_hints(module.annotated)
+
+
+def test_each_read_through_the_module_warns_once_and_other_reads_never(
+    route: str, load: Callable[..., Any]
+) -> None:
+    module = load(OWN_CODE_LIBRARY)
+    here = inspect.currentframe()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        first = _line_after(here) + 1
+        module.Old  # noqa: B018
+        getattr(module, "Old")
+        hasattr(module, "Old")
+        from depmod import Old  # type: ignore[import-not-found]  # noqa: F401
+        module.plain  # noqa: B018
+        getattr(module, "plain")
+        module.function  # noqa: B018
+    assert [(w.filename, w.lineno) for w in caught] == [
+        (__file__, first + i) for i in range(4)
+    ]
+
+
+@pytest.mark.skipif(sys.version_info < (3, 11), reason="the specialising interpreter is 3.11+")
+def test_a_warm_loop_never_reads_the_deprecated_name_without_warning(
+    route: str, load: Callable[..., Any]
+) -> None:
+    import dis
+
+    module = load(OWN_CODE_LIBRARY)
+
+    def reads() -> tuple[Any, Any]:
+        return module.plain, module.Old
+
+    counts = []
+    for _ in range(1000):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            reads()
+        counts.append(len(caught))
+    assert counts == [1] * 1000
+    # The reads of the module's other names are not specialised either:
+    # the interpreter decides per module, and a specialised read would skip
+    # the descriptor (CPython 3.14+).
+    specialised = [
+        i.opname
+        for i in dis.get_instructions(reads, adaptive=True)
+        if i.opname.startswith("LOAD_ATTR_MODULE")
+    ]
+    assert specialised == []
