@@ -336,6 +336,8 @@ def _warn_deprecated(module: ModuleType, name: str, value: object) -> "Any":
     if deprecation is None:
         return None
     entry = deprecation[1]
+    if type(value) is DeprecatedValue:
+        return None  # deprecated anew: the marker's deprecation replaces this one
     if (
         entry.submodule is not None
         and value is not NO_HOOK
@@ -381,6 +383,11 @@ def hook_aware_mixin(home: str, doc: str, class_for: "Callable[[type, ModuleType
         # end the deprecation.  In that order, another thread's read finds
         # the old value (deprecated) or the new one; a failing store leaves
         # the deprecation as it was.
+        if type(value) is DeprecatedValue:
+            from . import _deprecation
+
+            # Refused before anything changes, as enable() refuses it.
+            _deprecation.check_name(name, "a deprecated() value stored through a module")
         deprecation = (
             _warn_deprecated(self, name, value) if id(self) in _deprecation_tables else None
         )
