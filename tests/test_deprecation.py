@@ -795,3 +795,128 @@ def test_a_warm_loop_never_reads_the_deprecated_name_without_warning(
         if i.opname.startswith("LOAD_ATTR_MODULE")
     ]
     assert specialised == []
+
+
+# -- lazy deprecations: a submodule not imported yet, a factory ----------------------------
+
+
+@pytest.fixture
+def lazy_package(write_module: WriteModule) -> Callable[[], Any]:
+    def make() -> Any:
+        write_module("lazypkg", "import pep726hook\n", package=True)
+        write_module("lazypkg.sub", "import builtins\nbuiltins.lazypkg_sub_ran = True\nx = 1\n")
+        return importlib.import_module("lazypkg")
+
+    return make
+
+
+def _forget_submodule() -> None:
+    import builtins
+
+    sys.modules.pop("lazypkg.sub", None)
+    vars(builtins).pop("lazypkg_sub_ran", None)
+
+
+def test_a_submodule_not_imported_yet_is_found_but_not_run(
+    route: str, lazy_package: Callable[[], Any]
+) -> None:
+    package = lazy_package()
+    try:
+        pep726hook.deprecate_attribute(package, "sub", "lazypkg.sub is deprecated")
+        assert "lazypkg.sub" not in sys.modules and "sub" not in vars(package)
+        here = inspect.currentframe()
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            assert package.sub.x == 1
+            line = _line_after(here) - 1
+            assert package.sub is sys.modules["lazypkg.sub"]
+        assert [(w.filename, w.lineno, str(w.message)) for w in caught] == [
+            (__file__, line, "lazypkg.sub is deprecated"),
+            (__file__, line + 2, "lazypkg.sub is deprecated"),
+        ]
+        assert "sub" in (_deprecation.deprecations_of(package) or {})
+    finally:
+        _forget_submodule()
+
+
+def test_import_of_a_lazily_deprecated_submodule_binds_it_without_warning(
+    route: str, lazy_package: Callable[[], Any]
+) -> None:
+    package = lazy_package()
+    try:
+        pep726hook.deprecate_attribute(package, "sub", "lazypkg.sub is deprecated")
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            import lazypkg.sub  # type: ignore[import-not-found]  # noqa: F401
+
+            assert vars(package)["sub"] is sys.modules["lazypkg.sub"]
+        assert caught == []
+        assert "sub" in (_deprecation.deprecations_of(package) or {})
+        here = inspect.currentframe()
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            from lazypkg import sub  # type: ignore[import-not-found]
+
+            line = _line_after(here) - 2
+            assert sub.x == 1
+        assert [(w.filename, w.lineno) for w in caught] == [(__file__, line)]
+    finally:
+        _forget_submodule()
+
+
+def test_from_package_import_of_a_lazy_submodule_warns_once(
+    route: str, lazy_package: Callable[[], Any]
+) -> None:
+    lazy_package()
+    try:
+        pep726hook.deprecate_attribute("lazypkg", "sub", "lazypkg.sub is deprecated")
+        here = inspect.currentframe()
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            from lazypkg import sub
+
+            line = _line_after(here) - 2
+        assert sub.x == 1
+        assert [(w.filename, w.lineno) for w in caught] == [(__file__, line)]
+    finally:
+        _forget_submodule()
+
+
+def test_a_factory_runs_once_at_the_first_read_and_a_failing_one_is_tried_again(
+    route: str, load: Callable[..., Any]
+) -> None:
+    module = load("x = 1\n", name="factmod")
+    calls: list[int] = []
+
+    def factory() -> str:
+        calls.append(1)
+        if len(calls) == 1:
+            raise RuntimeError("not yet")
+        return "made"
+
+    pep726hook.deprecate_attribute(module, "made", "made is deprecated", factory=factory)
+    assert calls == [] and "made" not in vars(module)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with pytest.raises(RuntimeError, match="not yet"):
+            module.made  # noqa: B018
+        assert "made" not in vars(module)
+        assert module.made == "made"
+        assert module.made == "made"
+    assert len(calls) == 2
+    assert [str(w.message) for w in caught] == ["made is deprecated"] * 2
+    assert vars(module)["made"] == "made"
+
+
+def test_lazy_deprecations_refuse_bad_input_and_change_nothing(
+    route: str, load: Callable[..., Any]
+) -> None:
+    module = load("x = 1\n", name="badlazy")
+    with pytest.raises(AttributeError, match="has no attribute 'nope'"):
+        pep726hook.deprecate_attribute(module, "nope", "m")
+    with pytest.raises(TypeError, match="factory must be callable"):
+        pep726hook.deprecate_attribute(module, "nope", "m", factory=3)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="a factory is only for a name without one"):
+        pep726hook.deprecate_attribute(module, "x", "m", factory=lambda: 2)
+    assert _deprecation.deprecations_of(module) is None
+    assert vars(module)["x"] == 1
