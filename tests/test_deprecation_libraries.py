@@ -433,6 +433,77 @@ def test_a_module_alive_until_shutdown_prints_nothing(engine: str, tmp_path: Pat
 
 
 @pytest.mark.parametrize("engine", ENGINES)
+def test_modules_alive_until_shutdown_under_the_process_wide_hook_print_nothing(
+    engine: str, tmp_path: Path
+) -> None:
+    _write_library(tmp_path)
+    result = run_fresh_python(
+        f"""
+        import os, sys
+        os.environ["PEP726HOOK_ENGINE"] = {engine!r}
+        sys.path.insert(0, {str(tmp_path)!r})
+        import json
+        import pep726hook
+        pep726hook.install({engine!r})
+        (__import__("pathlib").Path({str(tmp_path)!r}) / "hooked.py").write_text(
+            "def __setattr__(name, value):\\n    globals()[name] = value\\n"
+        )
+        import hooked, shutmod
+        json.keep = [shutmod, hooked]
+        for name in [n for n in sys.modules if n.startswith("pep726hook.")]:
+            module = sys.modules[name]
+            for key in list(vars(module)):
+                if not key.startswith("__"):
+                    vars(module)[key] = None
+        del shutmod, hooked
+        sys.modules.pop("shutmod")
+        sys.modules.pop("hooked")
+        json.keep = None
+        """
+    )
+    assert result.returncode == 0, describe(result)
+    assert result.stderr == "", describe(result)
+
+
+def test_an_opt_ins_weak_reference_callback_forgets_only_its_own_entry() -> None:
+    import weakref
+
+    from pep726hook import _state
+
+    module = types.ModuleType("forgetme")
+    _state.register_opt_in(module)
+    key = id(module)
+    ref = _state._opted_in[key]
+    stand_in = types.ModuleType("standin")
+    other = weakref.ref(stand_in)
+    _state._opted_in[key] = other  # a new module at the same address
+    try:
+        ref.__callback__(ref)  # type: ignore[misc]
+        assert _state._opted_in.get(key) is other
+    finally:
+        _state._opted_in.pop(key, None)
+
+
+def test_the_class_engines_weak_reference_callback_forgets_only_its_own_entry() -> None:
+    import weakref
+
+    from pep726hook._class_engine import ClassEngine
+
+    engine = ClassEngine()
+    module = types.ModuleType("forgetme")
+    engine.upgrade(module)
+    key = id(module)
+    ref = engine._upgraded[key]
+    stand_in = types.ModuleType("standin")
+    other = weakref.ref(stand_in)
+    engine._upgraded[key] = other
+    ref.__callback__(ref)  # type: ignore[misc]
+    assert engine._upgraded.get(key) is other
+    engine._upgraded.pop(key, None)
+    engine.downgrade(module)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
 def test_pytest_collecting_a_module_with_deprecations_prints_nothing_at_exit(
     engine: str, tmp_path: Path
 ) -> None:

@@ -468,7 +468,12 @@ class ClassEngine:
             set_class_bypassing_hooks(module, "__class__", cls)
         key = id(module)
         if key not in self._upgraded:
-            self._upgraded[key] = _weakref.ref(module, lambda _ref: self._upgraded.pop(key, None))
+            # Bound as defaults, and only its own entry: see _state.register_opt_in.
+            def forget(ref: "Any", key: int = key, table: "dict[int, Any]" = self._upgraded) -> None:
+                if table.get(key) is ref:
+                    table.pop(key, None)
+
+            self._upgraded[key] = _weakref.ref(module, forget)
         if not self._active:
             # deactivate() ran meanwhile, maybe after taking its snapshot.
             self.downgrade(module)

@@ -610,14 +610,24 @@ def composed_class(base: type, mixin: type) -> type:
     metaclass: Any = type(base)
     composed: type = metaclass(base.__name__, (base, mixin), namespace)
 
-    def forget(ref: "Any") -> None:
-        # Only this class's own entries: ids are reused once it is gone.
-        with _tables_lock:  # lock rule 5
-            if _composed_ids.get(composed_key, (None,))[0] is ref:
-                del _composed_ids[composed_key]
-            current = _composed_by_base.get(key)
+    def forget(ref: "Any", namespace: "dict[str, Any]" = globals()) -> None:
+        # Only this class's own entries: ids are reused once it is gone.  The
+        # globals are looked up in the namespace bound here, which the
+        # interpreter may have cleared at exit (the lock is rebound in a
+        # forked child, so it cannot be bound itself).
+        lock, ids, by_base = (
+            namespace.get("_tables_lock"),
+            namespace.get("_composed_ids"),
+            namespace.get("_composed_by_base"),
+        )
+        if lock is None or ids is None or by_base is None:
+            return
+        with lock:  # lock rule 5
+            if ids.get(composed_key, (None,))[0] is ref:
+                del ids[composed_key]
+            current = by_base.get(key)
             if current is not None and current[1] is ref:
-                del _composed_by_base[key]
+                del by_base[key]
 
     composed_key = id(composed)
     with _tables_lock:  # lock rule 5

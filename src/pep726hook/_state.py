@@ -114,7 +114,15 @@ def deprecation_table_of(module: object) -> "dict[str, Any] | None":
 def register_opt_in(module: "ModuleType") -> None:
     """Remember that *module* opted in (until it dies)."""
     key = id(module)
-    _opted_in[key] = _weakref.ref(module, lambda _ref: _opted_in.pop(key, None))
+
+    # What it needs is bound as defaults: the callback may run after the
+    # interpreter cleared this module's globals at exit.  Only its own entry:
+    # the id may belong to a new module by then.
+    def forget(ref: "Any", key: int = key, table: "dict[int, Any]" = _opted_in) -> None:
+        if table.get(key) is ref:
+            table.pop(key, None)
+
+    _opted_in[key] = _weakref.ref(module, forget)
 
 
 def registered_opt_in(module: object) -> bool:
