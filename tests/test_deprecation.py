@@ -760,12 +760,11 @@ def test_each_read_through_the_module_warns_once_and_other_reads_never(
         getattr(module, "Old")
         hasattr(module, "Old")
         from depmod import Old  # type: ignore[import-not-found]  # noqa: F401
+
         module.plain  # noqa: B018
         getattr(module, "plain")
         module.function  # noqa: B018
-    assert [(w.filename, w.lineno) for w in caught] == [
-        (__file__, first + i) for i in range(4)
-    ]
+    assert [(w.filename, w.lineno) for w in caught] == [(__file__, first + i) for i in range(4)]
 
 
 @pytest.mark.skipif(sys.version_info < (3, 11), reason="the specialising interpreter is 3.11+")

@@ -23,7 +23,7 @@ import time
 import types
 import warnings
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Callable
 
 import pytest
 from _venv import ENGINES, WriteModule, describe, join_or_fail, run_fresh_python

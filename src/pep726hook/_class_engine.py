@@ -24,9 +24,9 @@ from ._composition import (
     class_for_pickled_name,
     composed_class,
     deprecating_mixin,
-    pending_markers_mixin,
     hook_aware_mixin,
     lasting_class,
+    pending_markers_mixin,
     register_mixin,
     set_class_bypassing_hooks,
     stored_composition,
@@ -469,7 +469,9 @@ class ClassEngine:
         key = id(module)
         if key not in self._upgraded:
             # Bound as defaults, and only its own entry: see _state.register_opt_in.
-            def forget(ref: "Any", key: int = key, table: "dict[int, Any]" = self._upgraded) -> None:
+            def forget(
+                ref: "Any", key: int = key, table: "dict[int, Any]" = self._upgraded
+            ) -> None:
                 if table.get(key) is ref:
                     table.pop(key, None)
 

@@ -424,10 +424,13 @@ def hook_aware_mixin(home: str, doc: str, class_for: "Callable[[type, ModuleType
         deprecation = (
             _warn_deprecated(self, name, NO_HOOK) if id(self) in _deprecation_tables else None
         )
-        if deprecation is not None and deprecation[1].load is not None:
-            if name not in namespace_of(self):
-                end_deprecation(deprecation, name)
-                return
+        if (
+            deprecation is not None
+            and deprecation[1].load is not None
+            and name not in namespace_of(self)
+        ):
+            end_deprecation(deprecation, name)
+            return
         hook = hook_of(self, "__delattr__")
         if hook is not NO_HOOK:
             hook(name)
@@ -560,6 +563,10 @@ _mixins_by_tag: "dict[str, type]" = {}
 _pickle_home: "dict[type, str]" = {}
 
 
+# This module's globals, for the callbacks that may outlive their values.
+_MODULE_GLOBALS = globals()
+
+
 def _renew_tables_lock() -> None:
     # Lock rule 4: a child forked while another thread held it would hang composing.
     global _tables_lock
@@ -610,7 +617,7 @@ def composed_class(base: type, mixin: type) -> type:
     metaclass: Any = type(base)
     composed: type = metaclass(base.__name__, (base, mixin), namespace)
 
-    def forget(ref: "Any", namespace: "dict[str, Any]" = globals()) -> None:
+    def forget(ref: "Any", namespace: "dict[str, Any]" = _MODULE_GLOBALS) -> None:
         # Only this class's own entries: ids are reused once it is gone.  The
         # globals are looked up in the namespace bound here, which the
         # interpreter may have cleared at exit (the lock is rebound in a

@@ -31,7 +31,7 @@ import _weakref
 import sys
 
 from . import _state
-from ._composition import Deprecation, DeprecatedValue, namespace_of
+from ._composition import DeprecatedValue, Deprecation
 from ._state import deprecation_table_of, deprecation_tables
 
 # Named here too: the tables' own module.
@@ -204,7 +204,9 @@ def deprecate_attribute(
     elif factory is not None:
         entry = Deprecation(message, category, warn, factory)
     else:
-        entry = _submodule_deprecation(namespace, name, message, category, warn, caller)
+        entry = _submodule_deprecation(
+            namespace, name, message, category=category, warn=warn, caller=caller
+        )
     enable(target)
     _deprecate(target, {name: entry})
 
@@ -213,6 +215,7 @@ def _submodule_deprecation(
     namespace: "dict[str, Any]",
     name: str,
     message: str,
+    *,
     category: "type[Warning]",
     warn: "WarnCallable | None",
     caller: str,

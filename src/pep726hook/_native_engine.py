@@ -138,11 +138,7 @@ class NativeEngine:
     def release_opt_ins(self) -> None:
         """Undo the patch once neither the process-wide hook nor an opted-in module needs it."""
         state = _native.state()
-        if (
-            state["patched"]
-            and not state["process_wide"]
-            and not state["opted_in"]
-        ):
+        if state["patched"] and not state["process_wide"] and not state["opted_in"]:
             _native.uninstall()
 
     # -- deprecated attributes -----------------------------------------------------------
