@@ -459,9 +459,8 @@ class ClassEngine:
     def release_opt_ins(self) -> None:
         """Nothing to undo once no opted-in module is alive: each class went with its module."""
 
-    def set_deprecations(self, module: ModuleType) -> "Callable[[], object] | None":
-        """Give the opted-in *module* the deprecating class (:func:`give_deprecating_class`)."""
-        return give_deprecating_class(module)
+    def release_held_getattr(self, module: ModuleType) -> None:
+        """Nothing to do: this engine never holds a ``__getattr__`` outside the namespace."""
 
     def _set_class(self, module: ModuleType, cls: type) -> None:
         if type(module) is not cls:

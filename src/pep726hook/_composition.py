@@ -176,6 +176,14 @@ def is_fromlist_probe(frame: "Any") -> bool:
 
 
 _MISSING: "Any" = object()
+_DEPRECATION_MODULE = __name__.rpartition(".")[0] + "._deprecation"
+
+
+def _deprecation_module() -> "Any":
+    # Loaded: a marker, or a module with the pending-markers class, exists
+    # only once deprecated() ran.  Looked up, not imported: that module
+    # builds on this one.
+    return sys.modules[_DEPRECATION_MODULE]
 
 
 class DeprecatedName:
@@ -384,10 +392,8 @@ def hook_aware_mixin(home: str, doc: str, class_for: "Callable[[type, ModuleType
         # the old value (deprecated) or the new one; a failing store leaves
         # the deprecation as it was.
         if type(value) is DeprecatedValue:
-            from . import _deprecation
-
             # Refused before anything changes, as enable() refuses it.
-            _deprecation.check_name(name, "a deprecated() value stored through a module")
+            _deprecation_module().check_name(name, "a deprecated() value stored through a module")
         deprecation = (
             _warn_deprecated(self, name, value) if id(self) in _deprecation_tables else None
         )
@@ -413,9 +419,7 @@ def hook_aware_mixin(home: str, doc: str, class_for: "Callable[[type, ModuleType
             end_deprecation(deprecation, name)
         if type(value) is DeprecatedValue:
             # A deprecated() marker stored through the module: a deprecation.
-            from . import _deprecation
-
-            _deprecation.convert_pending_markers(self)
+            _deprecation_module().convert_pending_markers(self)
 
     def __delattr__(self: ModuleType, name: str) -> None:
         # A deprecated name: warn, delete as usual, then end the deprecation
@@ -515,9 +519,7 @@ def pending_markers_mixin(deprecating: type, home: str, qualname: str, doc: str)
     """
 
     def __getattribute__(self: ModuleType, name: str) -> "Any":
-        from . import _deprecation
-
-        _deprecation.convert_pending_markers(self)
+        _deprecation_module().convert_pending_markers(self)
         return object.__getattribute__(self, name)
 
     namespace = {

@@ -320,7 +320,7 @@ def _deprecate(module: ModuleType, entries: "Table") -> None:
     module's own class), so it is done without the install lock; an error
     there leaves the deprecations as they were.
     """
-    from ._class_engine import deprecating_mixin_class
+    from ._class_engine import deprecating_mixin_class, give_deprecating_class
 
     mixin = deprecating_mixin_class()
     pending: object = None  # alive until the module has it (the class cache is weak)
@@ -328,8 +328,9 @@ def _deprecate(module: ModuleType, entries: "Table") -> None:
         with _state.lock:  # lock rule 1: no user code below
             engine = _state.opt_in_engine
             assert engine is not None, "enable() chose the engine"
-            work = engine.set_deprecations(module)
+            work = give_deprecating_class(module)
             if work is None:
+                engine.release_held_getattr(module)
                 for name in entries:
                     add_descriptor(mixin, name)
                 table = _table_for(module)
@@ -372,6 +373,9 @@ def _convert_at_first_read(caller_globals: "dict[str, Any]") -> None:
         with _state.lock:  # lock rule 1: no user code below
             work = give_pending_markers_class(module)
             if work is None:
+                engine = _state.opt_in_engine
+                if engine is not None:
+                    engine.release_held_getattr(module)
                 break
         pending = work()
     del pending

@@ -46,11 +46,10 @@ class Engine(Protocol):
     def release_opt_ins(self) -> None:
         """Undo what opting in set up once no opted-in module is alive."""
 
-    def set_deprecations(self, module: ModuleType) -> Callable[[], object] | None:
-        """Give the opted-in *module* the class that serves its deprecated names.
+    def release_held_getattr(self, module: ModuleType) -> None:
+        """Put a PEP 562 ``__getattr__`` the engine holds outside *module*'s namespace back.
 
-        Returns None when done, or work to run without the install lock
-        before calling again, as :meth:`opt_in`.
+        Before *module* gets the deprecating class, whose reads look there.
         """
 
 

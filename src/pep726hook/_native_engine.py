@@ -143,17 +143,11 @@ class NativeEngine:
 
     # -- deprecated attributes -----------------------------------------------------------
 
-    def set_deprecations(self, module: "ModuleType") -> "Callable[[], object] | None":
-        """Give the opted-in *module* the deprecating class, as the class engine does.
+    def release_held_getattr(self, module: "ModuleType") -> None:
+        """Put *module*'s PEP 562 ``__getattr__`` back into its namespace if it is held outside.
 
-        Its stores still reach the module's hooks (the class calls them, as
-        the patched slot would); its reads are served by the class, so a PEP
-        562 ``__getattr__`` held outside the namespace (3.11-3.14) goes back
-        into it, where the class finds it.
+        Called before the module gets the deprecating class (3.11-3.14 hold
+        the function outside the namespace of an opted-in module), whose
+        reads look for it there.
         """
-        from ._class_engine import give_deprecating_class
-
-        work = give_deprecating_class(module)
-        if work is None:
-            _native.return_getattr(module)
-        return work
+        _native.return_getattr(module)
