@@ -24,7 +24,6 @@ import pydoc
 import sys
 import threading
 import types
-import warnings
 from typing import Any, Callable, Iterator
 from unittest import mock
 

@@ -15,7 +15,6 @@ from __future__ import annotations
 import dis
 import sys
 import types
-import warnings
 from typing import Any, Iterator
 
 import pytest
