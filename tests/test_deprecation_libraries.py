@@ -706,3 +706,32 @@ def test_a_reader_sees_the_old_or_the_new_value_while_a_deprecated_name_is_store
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         assert isinstance(module.value, int)
+
+
+@pytest.mark.usefixtures("route", "busy_switching")
+def test_a_reader_sees_the_value_or_its_absence_while_a_deprecated_name_is_deleted(
+    load: Callable[..., Any],
+) -> None:
+    module = load("value = 'old'\n", name="delmod")
+    missing = object()
+    bad: list[object] = []
+
+    def read() -> bool:
+        value = getattr(module, "value", missing)
+        if value not in ("old", missing):
+            bad.append(value)
+            return False
+        return True
+
+    def delete_and_deprecate_again() -> bool:
+        vars(module)["value"] = "old"
+        pep726hook.deprecate_attribute(module, "value", "value is deprecated")
+        del module.value
+        return True
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        _run_for_a_while(read, read, delete_and_deprecate_again)
+    assert bad == []
+    assert "value" not in vars(module)
+    assert "value" not in (_deprecation.deprecations_of(module) or {})
