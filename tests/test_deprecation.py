@@ -919,3 +919,21 @@ def test_lazy_deprecations_refuse_bad_input_and_change_nothing(
         pep726hook.deprecate_attribute(module, "x", "m", factory=lambda: 2)
     assert _deprecation.deprecations_of(module) is None
     assert vars(module)["x"] == 1
+
+
+def test_markers_of_a_module_the_finder_loaded_become_deprecations_at_the_end_of_its_import(
+    monkeypatch: pytest.MonkeyPatch, load: Callable[..., Any], no_opted_in_module_alive: None
+) -> None:
+    # The class engine's process-wide hook loads modules through its finder.
+    monkeypatch.setenv("PEP726HOOK_ENGINE", "class")
+    pep726hook.deprecated(0, "loads the deprecation module")
+    with pep726hook.install("class"):
+        module = load("import pep726hook\nY = pep726hook.deprecated(5, 'Y is deprecated')\n")
+        try:
+            assert vars(module)["Y"] == 5
+            with pytest.warns(DeprecationWarning, match="Y is deprecated"):
+                assert module.Y == 5
+        finally:
+            del module
+            sys.modules.pop("depmod", None)
+            collect_garbage()

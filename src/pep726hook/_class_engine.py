@@ -51,6 +51,7 @@ else:
 # Named here too: the runner asks whether __main__ defines a hook.
 defines_hooks = _composition.defines_hooks
 _ENABLE_MODULE = __name__.rpartition(".")[0] + "._enable"
+_DEPRECATION_MODULE = __name__.rpartition(".")[0] + "._deprecation"
 
 # The functions first: the classes' __setattr__ calls them for a __class__ store.
 
@@ -433,6 +434,12 @@ class ClassEngine:
             # By type: isinstance() would read __class__, which loads a
             # _LazyModule whose LazyLoader we wrapped, defeating the laziness.
             self.downgrade(module)
+        # A body that made deprecated() markers without enable(): its import
+        # ends here, and the markers become deprecations.  Looked up, never
+        # imported (no marker exists before that module is loaded).
+        deprecation = sys.modules.get(_DEPRECATION_MODULE)
+        if deprecation is not None:
+            deprecation.enable_if_marked(module)
 
     # -- opt-in (enable()) ---------------------------------------------------------------
 

@@ -51,6 +51,8 @@ else:
 
 __all__ = ["DeprecatedValue", "deprecate_attribute", "deprecated"]
 
+_ENABLE_MODULE = __name__.rpartition(".")[0] + "._enable"
+
 # id(module) -> (weak reference to the module, its table).  By id, as the
 # opted-in modules are: a module class of the library's own may define
 # __eq__ or __hash__, which a WeakKeyDictionary would run.
@@ -292,6 +294,17 @@ def convert_markers(module: ModuleType) -> None:
         )
 
 
+def enable_if_marked(module: ModuleType) -> None:
+    """Enable *module*, whose import by pep726hook's finder just ended, if it holds markers.
+
+    ``enable()`` then turns them into deprecations.  The enable module is
+    looked up, not imported: ``deprecated()`` loaded it, and no import may
+    start from here (the end of an ``exec_module``).
+    """
+    if any(type(value) is DeprecatedValue for value in list(_namespace(module).values())):
+        sys.modules[_ENABLE_MODULE].enable(module)
+
+
 def _table_for(module: ModuleType) -> "Table":
     # Under the install lock, so two threads never make two tables.
     table = deprecations_of(module)
@@ -361,6 +374,8 @@ def _convert_at_first_read(caller_globals: "dict[str, Any]") -> None:
     turn markers into deprecations.  The marker is assigned after
     ``deprecated()`` returns, so nothing can be converted here.
     """
+    # Also loads the enable module, which the finder's end of an import
+    # (enable_if_marked) then finds loaded.
     from ._enable import is_opted_in
 
     module = sys.modules.get(str(caller_globals.get("__name__")))
