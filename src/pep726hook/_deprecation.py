@@ -301,7 +301,11 @@ def enable_if_marked(module: ModuleType) -> None:
     looked up, not imported: ``deprecated()`` loaded it, and no import may
     start from here (the end of an ``exec_module``).
     """
-    if any(type(value) is DeprecatedValue for value in list(_namespace(module).values())):
+    names = [
+        name for name, value in list(_namespace(module).items()) if type(value) is DeprecatedValue
+    ]
+    # A marker under a dunder name, which enable() refuses, leaves it alone.
+    if names and not any(_is_dunder(name) for name in names):
         sys.modules[_ENABLE_MODULE].enable(module)
 
 
