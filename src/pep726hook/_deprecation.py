@@ -106,8 +106,10 @@ def deprecated(
     "OldName", deprecated(value, msg))`` on an enabled module deprecates the
     name the same way.  No read through the module returns the marker.
 
-    The module gets a ``ModuleType`` subclass (the deprecating class; see
-    :mod:`pep726hook._deprecation`): ``type(mod)`` changes, reads of its
+    The module gets a ``ModuleType`` subclass, the deprecating class, with
+    one data descriptor per deprecated name (the same under both engines):
+    ``type(mod)`` changes (``isinstance(mod, types.ModuleType)`` stays
+    true, and ``sys.modules`` keeps the same object), reads of its
     other names cost what they cost on any ``ModuleType`` subclass, and
     ``dir()``, ``vars()`` and ``from mod import *`` list the name (the last
     warns for it unless ``__all__`` leaves it out).
