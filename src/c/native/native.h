@@ -113,14 +113,6 @@
 #else
 #  define RELOCATE_GETATTR 0
 #endif
-/* PyThreadState_GetFrame() and PyFrame_GetCode() came with 3.9; 3.8 has
- * PyEval_GetFrame() and a public frame struct (f_code). */
-#if PY_VERSION_HEX >= 0x03090000
-#  define HAS_FRAME_ACCESSORS 1
-#else
-#  define HAS_FRAME_ACCESSORS 0
-#endif
-
 /* Py_NO_INLINE came with 3.9's pyport.h; the same definition for 3.8. */
 #ifndef Py_NO_INLINE
 #  if defined(__GNUC__) || defined(__clang__)
@@ -269,8 +261,6 @@ weak_table_find(weak_table *table, PyObject *module)
 
 /* Add *module* (or replace its value); *value* is borrowed. */
 NATIVE_INTERNAL int weak_table_set(weak_table *table, PyObject *module, PyObject *value);
-/* 1 if *module* had an entry (now gone), 0 if not. */
-NATIVE_INTERNAL int weak_table_remove(weak_table *table, PyObject *module);
 /* The callback's work: drop the entry of the weak reference *ref*; 1 if that
  * entry had a value, else 0. */
 NATIVE_INTERNAL int weak_table_forget_ref(weak_table *table, PyObject *ref);

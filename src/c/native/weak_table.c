@@ -115,26 +115,6 @@ weak_table_set(weak_table *table, PyObject *module, PyObject *value)
 }
 
 int
-weak_table_remove(weak_table *table, PyObject *module)
-{
-    if (table->count == 0) {
-        return 0;
-    }
-    size_t mask = table->capacity - 1;
-    for (size_t i = weak_table_home(table, module); table->entries[i].module != NULL;
-         i = (i + 1) & mask) {
-        if (table->entries[i].module == module) {
-            PyObject *ref, *value;
-            weak_table_remove_at(table, i, &ref, &value);
-            Py_DECREF(ref);
-            Py_XDECREF(value);
-            return 1;
-        }
-    }
-    return 0;
-}
-
-int
 weak_table_forget_ref(weak_table *table, PyObject *ref)
 {
     for (size_t i = 0; i < table->capacity; i++) {
