@@ -937,3 +937,20 @@ def test_markers_of_a_module_the_finder_loaded_become_deprecations_at_the_end_of
             del module
             sys.modules.pop("depmod", None)
             collect_garbage()
+
+
+def test_a_marker_stored_through_an_enabled_module_without_deprecations_becomes_one(
+    route: str, load: Callable[..., Any]
+) -> None:
+    # Under the native engine the module is a plain ModuleType until then:
+    # the patched store slot sees the marker's type.
+    module = load("import pep726hook\nx = 1\npep726hook.enable(__name__)\n", name="nodeps")
+    with pytest.raises(ValueError, match="'__version__' cannot be deprecated"):
+        module.__version__ = pep726hook.deprecated("1", "use importlib.metadata")
+    assert "__version__" not in vars(module)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        setattr(module, "Y", pep726hook.deprecated(5, "Y is deprecated"))
+        assert vars(module)["Y"] == 5
+        assert module.Y == 5
+    assert [str(w.message) for w in caught] == ["Y is deprecated"]

@@ -52,6 +52,7 @@ else:
 __all__ = ["DeprecatedValue", "deprecate_attribute", "deprecated"]
 
 _ENABLE_MODULE = __name__.rpartition(".")[0] + "._enable"
+_NATIVE_MODULE = __name__.rpartition(".")[0] + "._native"
 
 # id(module) -> (weak reference to the module, its table).  By id, as the
 # opted-in modules are: a module class of the library's own may define
@@ -428,5 +429,34 @@ def convert_pending_markers(module: ModuleType) -> None:
         )
 
 
+def marker_stored(module: ModuleType, name: str, stored: bool) -> None:
+    """The native engine's store slot, around a store of a marker through *module*.
+
+    Before the store (*stored* False) a dunder *name* is refused on an
+    enabled module, as ``enable()`` refuses it; after it, the marker becomes
+    a deprecation.  The class engine's classes do the same in their
+    ``__setattr__``.
+    """
+    if not stored:
+        from ._enable import is_opted_in
+
+        if is_opted_in(module):
+            check_name(name, "a deprecated() value stored through a module")
+        return
+    convert_pending_markers(module)
+
+
+def register_with_native_engine() -> None:
+    """Have the native engine's store slot call :func:`marker_stored`, if its extension is loaded."""
+    native = sys.modules.get(_NATIVE_MODULE)
+    if native is not None:
+        native.set_marker_hook(DeprecatedValue, marker_stored)
+
+
 def _is_dunder(name: str) -> bool:
     return len(name) > 4 and name.startswith("__") and name.endswith("__")
+
+
+# The extension may be loaded before or after this module: NativeEngine.opt_in
+# registers too.
+register_with_native_engine()

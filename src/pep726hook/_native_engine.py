@@ -10,7 +10,11 @@ specialised fast path because module classes stay unchanged.
 Design and limits: https://github.com/pep726hook/pep726hook/blob/main/docs/native-engine.md
 """
 
+import sys
+
 from ._compat import IMPLEMENTATION, NATIVE_ENGINE_IS_BUILT
+
+_DEPRECATION_MODULE = __name__.rpartition(".")[0] + "._deprecation"
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -129,6 +133,11 @@ class NativeEngine:
         _native.install(process_wide=False)
         _native.upgrade_type(type(module))
         _native.opt_in(module)
+        # deprecated() markers stored through the module become deprecations
+        # (the deprecation module registers itself if it is loaded first).
+        deprecation = sys.modules.get(_DEPRECATION_MODULE)
+        if deprecation is not None:
+            deprecation.register_with_native_engine()
         return None
 
     def is_opted_in(self, module: "ModuleType") -> bool:

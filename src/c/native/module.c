@@ -132,6 +132,36 @@ native_return_getattr(PyObject *module, PyObject *arg)
     Py_RETURN_NONE;
 }
 
+PyDoc_STRVAR(set_marker_hook_doc,
+"set_marker_hook(marker_type, callback)\n--\n\n"
+"Have the patched slot call *callback(module, name, stored)* around a store\n"
+"of an instance of *marker_type* (pep726hook.deprecated()'s markers):\n"
+"stored False before the store (an exception refuses it), True after.  Both\n"
+"None to stop.  Only the main interpreter's are kept.");
+
+static PyObject *
+native_set_marker_hook(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)module;
+    if (nargs != 2) {
+        PyErr_Format(PyExc_TypeError, "set_marker_hook() takes 2 arguments (%zd given)", nargs);
+        return NULL;
+    }
+    PyObject *type = args[0], *callback = args[1];
+    if (type == Py_None && callback == Py_None) {
+        type = callback = NULL;
+    }
+    else if (!PyType_Check(type) || !PyCallable_Check(callback)) {
+        PyErr_SetString(PyExc_TypeError,
+                        "set_marker_hook() needs a type and a callable, or None and None");
+        return NULL;
+    }
+    if (set_marker_hook(type, callback) < 0) {
+        return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
 PyDoc_STRVAR(upgrade_type_doc,
 "upgrade_type(cls)\n--\n\n"
 "Point the store slot of ModuleType subclass *cls* at the patched one if it\n"
@@ -225,6 +255,8 @@ static PyMethodDef native_methods[] = {
     {"opt_in", native_opt_in, METH_O, opt_in_doc},
     {"is_opted_in", native_is_opted_in, METH_O, is_opted_in_doc},
     {"return_getattr", native_return_getattr, METH_O, return_getattr_doc},
+    {"set_marker_hook", (PyCFunction)(void (*)(void))native_set_marker_hook, METH_FASTCALL,
+     set_marker_hook_doc},
     {NULL, NULL, 0, NULL},
 };
 
@@ -241,6 +273,7 @@ forget_finished_runtime(void)
      * runtime; the next one opts its modules in again. */
     forget_all_opt_ins(0);
     forget_getattro_wrapper(0);
+    forget_marker_hook(0);
     if (patch_forget_finished_runtime()) {
         process_wide = 0;
         setattr_key = NULL;

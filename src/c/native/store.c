@@ -271,6 +271,85 @@ store_core(PyObject *self, PyObject *name, PyObject *value)
     return PyObject_GenericSetAttr(self, name, value);
 }
 
+/* ---- deprecated() markers stored through a module ----
+ *
+ * The type of pep726hook.deprecated()'s markers and the Python function to
+ * call around a store of one, both the main interpreter's (set_marker_hook()),
+ * or NULL.  A marker stored through an enabled module becomes a deprecation
+ * of its name; the function decides (it is called with (module, name,
+ * False) before the store, which it may refuse by raising, and (module,
+ * name, True) after it).  Checked by type, so that a store of anything else
+ * costs the slot one comparison. */
+static PyObject *marker_type = NULL;
+static PyObject *marker_callback = NULL;
+
+int
+set_marker_hook(PyObject *type, PyObject *callback)
+{
+    if (!is_main_interpreter()) {
+        /* A sub-interpreter's own copy of the package: its markers are of
+         * another type, which the slot does not look for. */
+        return 0;
+    }
+    Py_XINCREF(type);
+    Py_XINCREF(callback);
+    PyObject *old_type = marker_type, *old_callback = marker_callback;
+    marker_type = type;
+    marker_callback = callback;
+    Py_XDECREF(old_type);
+    Py_XDECREF(old_callback);
+    return 0;
+}
+
+void
+forget_marker_hook(int release)
+{
+    if (release) {
+        (void)set_marker_hook(NULL, NULL);
+    }
+    else {
+        /* They belonged to the finished runtime. */
+        marker_type = NULL;
+        marker_callback = NULL;
+    }
+}
+
+static int
+call_marker_hook(PyObject *callback, PyObject *module, PyObject *name, PyObject *stored)
+{
+    PyObject *result = PyObject_CallFunctionObjArgs(callback, module, name, stored, NULL);
+    Py_XDECREF(result);
+    return result == NULL ? -1 : 0;
+}
+
+static Py_NO_INLINE int
+store_marker(PyObject *self, PyObject *name, PyObject *value)
+{
+    PyObject *callback = marker_callback;
+    if (callback == NULL || !is_main_interpreter()) {
+        return store_core(self, name, value);
+    }
+    /* Held: the call may replace it. */
+    Py_INCREF(callback);
+    int result = -1;
+    if (call_marker_hook(callback, self, name, Py_False) == 0 &&
+        store_core(self, name, value) == 0) {
+        result = call_marker_hook(callback, self, name, Py_True);
+    }
+    Py_DECREF(callback);
+    return result;
+}
+
+/* A store: a marker's goes through store_marker(). */
+static inline int
+store_value(PyObject *self, PyObject *name, PyObject *value)
+{
+    if (value != NULL && (PyObject *)Py_TYPE(value) == marker_type) {
+        return store_marker(self, name, value);
+    }
+    return store_core(self, name, value);
+}
+
 #if RELOCATE_GETATTR
 /* A store while some module's __getattr__ is relocated: a store of
  * '__getattr__' puts it back into the namespace first.  Out of line, so that
@@ -281,7 +360,7 @@ setattro_while_relocating(PyObject *self, PyObject *name, PyObject *value)
     if (is_getattr_name(name) && return_relocated_getattr(self) < 0) {
         return -1;
     }
-    int result = store_core(self, name, value);
+    int result = store_value(self, name, value);
     if (result == 0 && value != NULL && PyUnicode_Check(name) && is_dunder_name(name) &&
         PyUnicode_CompareWithASCIIString(name, "__class__") == 0 &&
         weak_table_find(&opt_ins, self) != NULL) {
@@ -299,7 +378,7 @@ setattro_while_relocating(PyObject *self, PyObject *name, PyObject *value)
 #endif
 
 /* The slot.  While no module has (3.11-3.14) a relocated __getattr__, that
- * costs the common store a load and a branch. */
+ * costs the common store a load and a branch; a marker's type, another. */
 int
 hooked_setattro(PyObject *self, PyObject *name, PyObject *value)
 {
@@ -308,7 +387,7 @@ hooked_setattro(PyObject *self, PyObject *name, PyObject *value)
         return setattro_while_relocating(self, name, value);
     }
 #endif
-    return store_core(self, name, value);
+    return store_value(self, name, value);
 }
 
 static int
