@@ -12,6 +12,11 @@ A module whose class is a ``ModuleType`` subclass ``X`` gets
 when it calls ``super().__setattr__``, the order PEP 726's reference
 implementation gives by putting the hook inside ``ModuleType``.
 
+The deprecating class (:func:`deprecating_mixin`), given to a module with
+deprecated names under either engine, is made here too, with its data
+descriptors (:class:`DeprecatedName`) and the table entries they read
+(:class:`Deprecation`); :mod:`._deprecation` decides what is deprecated.
+
 Also the module-inspection helpers every engine needs: they tell modules by
 their real type and read namespaces without running any code of the module's
 class.
