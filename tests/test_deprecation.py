@@ -954,3 +954,22 @@ def test_a_marker_stored_through_an_enabled_module_without_deprecations_becomes_
         assert vars(module)["Y"] == 5
         assert module.Y == 5
     assert [str(w.message) for w in caught] == ["Y is deprecated"]
+
+
+def test_reload_keeps_lazy_deprecations(route: str, lazy_package: Callable[[], Any]) -> None:
+    package = lazy_package()
+    try:
+        pep726hook.deprecate_attribute(package, "sub", "lazypkg.sub is deprecated")
+        pep726hook.deprecate_attribute(package, "made", "made is deprecated", factory=lambda: 7)
+        assert importlib.reload(package) is package
+        assert "lazypkg.sub" not in sys.modules
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            assert package.made == 7
+            assert package.sub.x == 1
+        assert [str(w.message) for w in caught] == [
+            "made is deprecated",
+            "lazypkg.sub is deprecated",
+        ]
+    finally:
+        _forget_submodule()
