@@ -12,7 +12,6 @@ import pep726hook
 pep726hook.install()
 """
 
-
 def test_sitecustomize_recipe(venv: Venv, tmp_path: Path) -> None:
     write(tmp_path / "custom" / "sitecustomize.py", RECIPE)
     write(tmp_path / "helper.py", RECORDING_MODULE)
