@@ -974,3 +974,19 @@ def test_reload_keeps_lazy_deprecations(route: str, lazy_package: Callable[[], A
         ]
     finally:
         _forget_submodule()
+
+
+def test_a_factorys_value_is_not_stored_when_the_warning_raises(
+    route: str, load: Callable[..., Any]
+) -> None:
+    module = load("x = 1\n", name="factwarn")
+    pep726hook.deprecate_attribute(module, "made", "made is deprecated", factory=lambda: 3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(DeprecationWarning, match="made is deprecated"):
+            module.made  # noqa: B018
+    assert "made" not in vars(module)
+    with warnings.catch_warnings(record=True):
+        warnings.simplefilter("always")
+        assert module.made == 3
+    assert vars(module)["made"] == 3

@@ -243,17 +243,17 @@ class DeprecatedName:
             ) from None
 
 
-def load_lazy(module: ModuleType, name: str, entry: Deprecation) -> "Any":
-    """Compute *entry*'s lazy value, store it in *module*'s namespace and return it.
+def load_lazy(entry: Deprecation) -> "Any":
+    """Compute *entry*'s lazy value (a factory's, or the import of its submodule).
 
-    A value stored meanwhile (another thread, or the import system binding
-    the submodule) wins.  A load that raises stores nothing: the next read
-    tries again.
+    The caller warns, then stores it in the namespace unless a value got
+    there meanwhile (another thread, or the import system binding the
+    submodule), which wins.  A load or a warning that raises stores nothing:
+    the next read tries again.
     """
     load = entry.load
     assert load is not None
-    value = load()
-    return namespace_of(module).setdefault(name, value)
+    return load()
 
 
 def hook_of(module: ModuleType, name: str) -> "Any":
@@ -485,11 +485,11 @@ def deprecating_mixin(opted_in: type, home: str, qualname: str, doc: str) -> typ
     def __getattr__(self: ModuleType, name: str) -> "Any":
         deprecation = _deprecation_entry(self, name)
         if deprecation is not None and deprecation[1].load is not None:
-            value = load_lazy(self, name, deprecation[1])
+            value = load_lazy(deprecation[1])
             if not is_fromlist_probe(sys._getframe(1)):
                 # Warnings skip this frame: 2 is the reader's line.
                 warn_for(deprecation[1], 2)
-            return value
+            return namespace_of(self).setdefault(name, value)
         own = namespace_of(self).get("__getattr__")
         if own is not None:
             return own(name)
