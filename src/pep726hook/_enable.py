@@ -62,7 +62,9 @@ def enable(module: "str | ModuleType") -> "ModuleType":
     A PEP 562 ``__getattr__`` (defined before or after the call) keeps
     working exactly; on CPython 3.11-3.14 the native engine holds it outside
     the namespace, so that reads of the module's names are specialised as on
-    a module without one (``"__getattr__" in vars(module)`` is then False).
+    a module without one (``"__getattr__" in vars(module)`` is then False;
+    it goes back once the module has deprecated names, whose class reads it
+    there).
 
     Raises TypeError when *module* is not a module or a name, and ValueError
     for a name not in ``sys.modules`` or a ``deprecated()`` value under a
