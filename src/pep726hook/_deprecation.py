@@ -105,7 +105,11 @@ def deprecated(
     *value*.  Setting it through the module warns, stores and ends the
     deprecation; deleting it warns, deletes and ends it.  ``setattr(mod,
     "OldName", deprecated(value, msg))`` on an enabled module deprecates the
-    name the same way.  No read through the module returns the marker.
+    name the same way.  No read through the module returns the marker; the
+    module's own code reading the name between the assignment and its
+    conversion (the body's lines up to its ``enable()`` call, or, for an
+    assignment after ``enable()``, up to the first read through the module)
+    sees the marker itself.
 
     The module gets a ``ModuleType`` subclass, the deprecating class, with
     one data descriptor per deprecated name (the same under both engines):
