@@ -990,3 +990,37 @@ def test_a_factorys_value_is_not_stored_when_the_warning_raises(
         warnings.simplefilter("always")
         assert module.made == 3
     assert vars(module)["made"] == 3
+
+
+class RefusingMeta(type):
+    """A metaclass that refuses to build any subclass of its classes (pep726hook's included)."""
+
+    def __new__(mcs, name: str, bases: tuple[type, ...], namespace: dict[str, Any]) -> Any:
+        if any(isinstance(base, RefusingMeta) for base in bases):
+            raise RuntimeError("no subclasses")
+        return super().__new__(mcs, name, bases, namespace)
+
+
+class RefusingModule(types.ModuleType, metaclass=RefusingMeta):
+    pass
+
+
+def test_a_deprecating_class_that_cannot_be_made_leaves_the_module_as_it_was(
+    route: str,
+) -> None:
+    module = RefusingModule("refusing")
+    module.Old = 1
+    sys.modules["refusing"] = module
+    try:
+        with pytest.raises(RuntimeError, match="no subclasses"):
+            pep726hook.deprecate_attribute(module, "Old", "Old is deprecated")
+        assert type(module) is RefusingModule
+        assert "Old" not in (_deprecation.deprecations_of(module) or {})
+        assert vars(module)["Old"] == 1
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            assert module.Old == 1
+    finally:
+        sys.modules.pop("refusing", None)
+        del module
+        collect_garbage()
