@@ -7,20 +7,20 @@ two totals over the extra reads is the cost of one read; start-up and imports
 cancel out) and, with ``--timeit``, in nanoseconds (the minimum over
 interleaved repeats of a timed loop, all configurations in one process):
 
-(a) What a module's deprecation table costs the reads of its *other* names.
+(a) What deprecating a name costs the reads of the module's *other* names.
     ``plain``: no pep726hook, ``m.x``.  ``native-plain``: the native engine's
-    patch (an ``enable()``-style opt-in, no table anywhere), ``m.x``.
-    ``native-table``: ``m.x`` on a module with a table (ModuleType's read slot
-    is wrapped then).  ``native-other``: ``m.x`` on a module without a table
-    while another module has one: the wrapper is type-wide, every module read
-    that is not specialised pays it.  Target: ``native-table`` / ``native-plain``
-    <= 1.05.  ``getattr-native-plain``/``-table``: ``getattr(m, "x")``, a read
-    that is never specialised; ``hasattr-miss-native-plain``/``-table``:
-    ``hasattr(m, "missing")`` on the module, which 3.12+ answers without an
-    exception only while the read slot is the module type's own.
+    patch (``enable()``, no deprecation anywhere), ``m.x``.
+    ``native-table``: ``m.x`` on a module with a deprecated name (it has the
+    deprecating class then, whose Python ``__getattr__`` keeps its reads
+    unspecialised: the documented floor, about what any ``ModuleType``
+    subclass costs).  ``native-other``: ``m.x`` on a module without one while
+    another module has one: nothing type-wide, expected equal to
+    ``native-plain``.  ``getattr-native-plain``/``-table``: ``getattr(m,
+    "x")``, a read that is never specialised;
+    ``hasattr-miss-native-plain``/``-table``: ``hasattr(m, "missing")``.
 
 (b) What a read of a deprecated name costs.  ``native-deprecated``: ``m.Old``
-    served from the table (warns from C).  ``pep562``: the same module with a
+    (the deprecating class's data descriptor warns).  ``pep562``: the same module with a
     PEP 562 ``__getattr__`` that warns and returns the value.  ``wrapper``: the
     cryptography-style approach, an object in ``sys.modules`` whose class has
     ``__getattr__``/``__setattr__``/``__delattr__`` and holds the real module
@@ -30,9 +30,8 @@ interleaved repeats of a timed loop, all configurations in one process):
     (``--filter default`` times the once-per-call-site steady state: the
     warning was shown once, later ones are found in the registry).
 
-The script drives ``pep726hook._native.set_deprecations`` directly, the C
-function the public ``pep726hook.deprecated()``/``enable()`` hand their table
-to; what is measured is the C side, not the table's construction.
+The script uses the public ``pep726hook.enable()`` and
+``pep726hook.deprecate_attribute()`` under the native engine.
 
     python benchmarks/bench_deprecation.py                   # callgrind, this interpreter
     python benchmarks/bench_deprecation.py --timeit          # nanoseconds instead
@@ -121,19 +120,26 @@ def make(config):
     module.New = New
     table = {"Old": (New, MESSAGE, DeprecationWarning)}
     if config.startswith(("native", "hasattr-miss", "getattr")):
-        from pep726hook import _native
+        import os
 
-        _native.install(process_wide=False)
+        module.Old = New
+        os.environ["PEP726HOOK_ENGINE"] = "native"
+        import pep726hook
+
+        sys.modules["target"] = module
+        pep726hook.enable(module)
         if config in (
             "native-table",
             "native-deprecated",
             "hasattr-miss-native-table",
             "getattr-native-table",
         ):
-            _native.set_deprecations(module, table)
+            pep726hook.deprecate_attribute(module, "Old", MESSAGE)
         elif config == "native-other":
             other = types.ModuleType("other")
-            _native.set_deprecations(other, table)
+            other.Old = New
+            sys.modules["other"] = other
+            pep726hook.deprecate_attribute(other, "Old", MESSAGE)
             module.__dict__["_keep"] = other
     elif config == "pep562":
         module.__getattr__ = pep562_getattr

@@ -21,7 +21,7 @@ import pytest
 from _venv import ENGINES, TIMEOUT, WriteModule, clean_env, collect_garbage, describe, join_or_fail
 
 import pep726hook
-from pep726hook import _deprecation
+from pep726hook import _composition, _deprecation
 
 MESSAGE = "depmod.Old is deprecated; use depmod.New"
 
@@ -94,14 +94,15 @@ def test_reads_warn_at_the_callers_line_and_return_the_value(
     assert [w.lineno for w in caught[:2]] == [line_attribute, line_getattr]
 
 
-def test_the_name_leaves_the_namespace_and_other_names_read_plainly(
+def test_the_value_stays_in_the_namespace_and_other_names_read_plainly(
     route: str, load: Callable[..., Any]
 ) -> None:
     module = load()
-    assert "Old" not in vars(module) and "Gone" not in vars(module)
-    assert _deprecation.deprecations_of(module) == {
-        "Old": (module.New, MESSAGE, DeprecationWarning),
-        "Gone": (42, "depmod.Gone is deprecated", FutureWarning),
+    assert vars(module)["Old"] is vars(module)["New"] and vars(module)["Gone"] == 42
+    table = _deprecation.deprecations_of(module) or {}
+    assert {name: (e.message, e.category) for name, e in table.items()} == {
+        "Old": (MESSAGE, DeprecationWarning),
+        "Gone": ("depmod.Gone is deprecated", FutureWarning),
     }
     with warnings.catch_warnings():
         warnings.simplefilter("error")
@@ -111,16 +112,21 @@ def test_the_name_leaves_the_namespace_and_other_names_read_plainly(
         assert not hasattr(module, "missing")
 
 
-def test_the_native_engine_holds_the_very_table_of_the_module(
+def test_both_engines_give_a_deprecating_module_the_same_kind_of_class(
     route: str, load: Callable[..., Any]
 ) -> None:
-    if route != "native":
-        pytest.skip("the class engine reads the table from pep726hook._deprecation itself")
-    from pep726hook import _native
-
     module = load()
-    assert _native.deprecations_of(module) is _deprecation.deprecations_of(module)
-    assert type(module) is types.ModuleType
+    cls = type(module)
+    assert cls is not types.ModuleType and isinstance(module, types.ModuleType)
+    assert sys.modules["depmod"] is module
+    assert "__getattr__" in vars(cls.__mro__[0]) or hasattr(cls, "__getattr__")
+    assert isinstance(inspect.getattr_static(module, "Old"), _composition.DeprecatedName)
+    if route == "native" and sys.version_info[:2] != (3, 11):
+        from pep726hook import _native
+
+        # No ModuleType-wide read wrapper for deprecations (3.11 has it for
+        # every opted-in module: see test_native_deprecations.py).
+        assert not _native.state()["getattro_wrapped"]
 
 
 def test_class_engine_slows_the_reads_of_modules_with_deprecations_only(
@@ -205,18 +211,18 @@ def __getattr__(name):
 )
 
 
-def test_the_modules_own_getattr_runs_first_and_its_errors_pass_through(
+def test_the_modules_own_getattr_serves_only_missing_names_and_its_errors_pass_through(
     route: str, load: Callable[..., Any]
 ) -> None:
     module = load(PEP562_LIBRARY)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         assert module.lazy == "served lazy"
-        assert module.Old == "served Old"  # its own __getattr__ answers first
-        assert module.Gone == 42  # it raised AttributeError: the table's turn
+        # In the namespace, as on a plain module: its own __getattr__ is not asked.
+        assert module.Old is module.New
         with pytest.raises(AttributeError, match="custom: no missing"):
             module.missing  # noqa: B018
-    assert [str(w.message) for w in caught] == ["depmod.Gone is deprecated"]
+    assert [str(w.message) for w in caught] == [MESSAGE]
     assert caught[0].filename == __file__
 
 
@@ -306,7 +312,7 @@ def test_a_failing_store_leaves_the_deprecation_in_place(
         with pytest.raises(ValueError, match="refused by the hook"):
             module.Old = "refused"
         assert _deprecation.deprecations_of(module) == table
-        assert "Old" not in vars(module)
+        assert vars(module)["Old"] is module.New
         assert module.Old is module.New
     assert len(caught) == 2  # the store, then the read
 
@@ -321,7 +327,7 @@ def test_a_failing_delete_leaves_the_deprecation_and_namespace_as_they_were(
         with pytest.raises(ValueError, match="refused by the hook"):
             del module.Gone
         assert _deprecation.deprecations_of(module) == table
-        assert "Gone" not in vars(module)
+        assert vars(module)["Gone"] == 42
         assert module.Gone == 42
     assert module.log == [("del", "Gone")]
 
@@ -329,16 +335,17 @@ def test_a_failing_delete_leaves_the_deprecation_and_namespace_as_they_were(
 # -- what lists names -----------------------------------------------------------------------
 
 
-def test_dir_vars_and_star_import_leave_deprecated_names_out(
+def test_dir_and_vars_list_deprecated_names_and_star_import_warns_for_them(
     route: str, load: Callable[..., Any]
 ) -> None:
     module = load()
-    assert "Old" not in dir(module) and "Old" not in vars(module)
+    assert "Old" in dir(module) and "Old" in vars(module)
     namespace: dict[str, Any] = {}
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
         exec("from depmod import *", namespace)
-    assert "plain" in namespace and "Old" not in namespace
+    assert namespace["plain"] == 1 and namespace["Old"] is module.New
+    assert sorted(str(w.message) for w in caught) == sorted([MESSAGE, "depmod.Gone is deprecated"])
 
 
 def test_star_import_of_a_deprecated_name_in_all_warns(
@@ -356,22 +363,37 @@ def test_star_import_of_a_deprecated_name_in_all_warns(
 # -- when enable() runs ------------------------------------------------------------------
 
 
-def test_a_marker_assigned_after_enable_waits_for_the_next_enable(
+def test_a_marker_assigned_after_enable_is_converted_by_the_first_read_through_the_module(
     route: str, load: Callable[..., Any]
 ) -> None:
     source = (
-        "import pep726hook\npep726hook.enable(__name__)\nOld = pep726hook.deprecated(1, 'old')\n"
+        "import pep726hook\n"
+        "pep726hook.enable(__name__)\n"
+        "Old = pep726hook.deprecated(1, 'old')\n"
+        "seen_in_body = repr(Old)\n"
     )
     module = load(source)
-    marker = vars(module)["Old"]
-    assert type(marker) is pep726hook.DeprecatedValue
-    assert "call pep726hook.enable(__name__) after" in repr(marker)
+    # Documented: the body's own read before any conversion point sees the marker.
+    assert "not in effect yet" in vars(module)["seen_in_body"]
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        assert module.Old is marker  # no deprecation in effect yet
-        assert pep726hook.enable(module) is module
         assert module.Old == 1
-    assert [str(w.message) for w in caught] == ["old"]
+        assert vars(module)["Old"] == 1
+        assert module.Old == 1
+    assert [str(w.message) for w in caught] == ["old", "old"]
+    assert "pending" not in type(module).__qualname__
+
+
+def test_a_marker_stored_through_an_enabled_module_becomes_a_deprecation(
+    route: str, load: Callable[..., Any]
+) -> None:
+    module = load(LIBRARY)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        setattr(module, "Later", pep726hook.deprecated(5, "later"))
+        assert vars(module)["Later"] == 5
+        assert module.Later == 5
+    assert [str(w.message) for w in caught] == ["later"]
 
 
 @pytest.mark.parametrize("engine_name", ENGINES)
@@ -403,7 +425,7 @@ def test_deprecate_attribute_moves_an_existing_name(route: str, load: Callable[.
     module = load("value = 3\nother = 4\n", name="twisted_like")
     pep726hook.deprecate_attribute(module, "value", "value is deprecated")
     assert pep726hook.engine(module) == route
-    assert "value" not in vars(module)
+    assert vars(module)["value"] == 3
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         assert module.value == 3
@@ -639,7 +661,7 @@ def test_reload_deprecates_the_names_again(route: str, load: Callable[..., Any])
         warnings.simplefilter("always")
         module.Old = "stored"  # ends the deprecation
         assert importlib.reload(module) is module
-        assert "Old" not in vars(module)
+        assert vars(module)["Old"] is vars(module)["New"]
         assert module.Old is module.New
     assert [str(w.message) for w in caught] == [MESSAGE, MESSAGE]
 
@@ -650,27 +672,355 @@ def test_the_class_of_a_module_with_deprecations_pickles_by_reference(
     import pickle
 
     module = load(LIBRARY + "import sys, types\nclass Own(types.ModuleType): pass\n")
-    # Under the native engine the module is a plain ModuleType, which pickle
-    # cannot find by name (builtins.module): nothing of ours to check there.
-    classes = [type(module)] if route == "class" else []
+    classes = [type(module)]
     module.__class__ = module.Own
     classes.append(type(module))
     for cls in classes:
         assert pickle.loads(pickle.dumps(cls)) is cls
 
 
-def test_moduletype_setattr_called_directly_warns_only_under_the_native_engine(
+def test_moduletype_setattr_called_directly_skips_the_deprecating_class_under_both_engines(
     route: str, load: Callable[..., Any]
 ) -> None:
-    # Documented difference: the native engine handles the store in the module
-    # type's own slot; the class engine's class is skipped by such a call.
+    # ModuleType.__setattr__ skips the class's own __setattr__ (as it skips
+    # any subclass's): the data descriptor stores the value, the deprecation
+    # stays and nothing warns.  Same under both engines.
     module = load()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         types.ModuleType.__setattr__(module, "Old", "direct")
-    assert module.Old == "direct"
-    if route == "native":
-        assert [str(w.message) for w in caught] == [MESSAGE]
-        assert "Old" not in (_deprecation.deprecations_of(module) or {})
-    else:
+    assert caught == []
+    assert vars(module)["Old"] == "direct"
+    assert "Old" in (_deprecation.deprecations_of(module) or {})
+
+
+# -- the module's own code sees the name ------------------------------------------------
+
+OWN_CODE_LIBRARY = """
+from __future__ import annotations
+
+import typing
+import pep726hook
+
+class New:
+    pass
+
+Old = New
+plain = 1
+pep726hook.deprecate_attribute(__name__, "Old", "Old is deprecated")
+read_in_body = Old
+
+def function():
+    return Old
+
+def outer():
+    def closure():
+        return Old
+    return closure()
+
+class InBody:
+    attribute = Old
+
+def annotated(x: Old) -> Old:
+    return x
+
+hints = typing.get_type_hints(annotated)
+"""
+
+
+def test_the_modules_own_code_reads_a_deprecated_name_without_warning(
+    route: str, load: Callable[..., Any]
+) -> None:
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        module = load(OWN_CODE_LIBRARY)
+        assert module.__dict__["read_in_body"] is module.__dict__["New"]
+        assert module.function() is module.New
+        assert module.outer() is module.New
+        assert module.InBody.attribute is module.New
+        assert module.hints == {"x": module.New, "return": module.New}
+        assert typing_hints(module) == {"x": module.New, "return": module.New}
+    assert caught == []
+
+
+def typing_hints(module: Any) -> Any:
+    import typing
+
+    return typing.get_type_hints(module.annotated)
+
+
+def test_each_read_through_the_module_warns_once_and_other_reads_never(
+    route: str, load: Callable[..., Any]
+) -> None:
+    module = load(OWN_CODE_LIBRARY)
+    here = inspect.currentframe()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        first = _line_after(here) + 1
+        module.Old  # noqa: B018
+        getattr(module, "Old")
+        hasattr(module, "Old")
+        from depmod import Old  # type: ignore[import-not-found]  # noqa: F401
+
+        module.plain  # noqa: B018
+        getattr(module, "plain")
+        module.function  # noqa: B018
+    assert [(w.filename, w.lineno) for w in caught] == [(__file__, first + i) for i in range(4)]
+
+
+@pytest.mark.skipif(sys.version_info < (3, 11), reason="the specialising interpreter is 3.11+")
+def test_a_warm_loop_never_reads_the_deprecated_name_without_warning(
+    route: str, load: Callable[..., Any]
+) -> None:
+    import dis
+
+    module = load(OWN_CODE_LIBRARY)
+
+    def reads() -> tuple[Any, Any]:
+        return module.plain, module.Old
+
+    counts = []
+    for _ in range(1000):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            reads()
+        counts.append(len(caught))
+    assert counts == [1] * 1000
+    # The reads of the module's other names are not specialised either:
+    # the interpreter decides per module, and a specialised read would skip
+    # the descriptor (CPython 3.14+).
+    specialised = [
+        i.opname
+        for i in dis.get_instructions(reads, adaptive=True)
+        if i.opname.startswith("LOAD_ATTR_MODULE")
+    ]
+    assert specialised == []
+
+
+# -- lazy deprecations: a submodule not imported yet, a factory ----------------------------
+
+
+@pytest.fixture
+def lazy_package(write_module: WriteModule) -> Callable[[], Any]:
+    def make() -> Any:
+        write_module("lazypkg", "import pep726hook\n", package=True)
+        write_module("lazypkg.sub", "import builtins\nbuiltins.lazypkg_sub_ran = True\nx = 1\n")
+        return importlib.import_module("lazypkg")
+
+    return make
+
+
+def _forget_submodule() -> None:
+    import builtins
+
+    sys.modules.pop("lazypkg.sub", None)
+    vars(builtins).pop("lazypkg_sub_ran", None)
+
+
+def test_a_submodule_not_imported_yet_is_found_but_not_run(
+    route: str, lazy_package: Callable[[], Any]
+) -> None:
+    package = lazy_package()
+    try:
+        pep726hook.deprecate_attribute(package, "sub", "lazypkg.sub is deprecated")
+        assert "lazypkg.sub" not in sys.modules and "sub" not in vars(package)
+        here = inspect.currentframe()
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            assert package.sub.x == 1
+            line = _line_after(here) - 1
+            assert package.sub is sys.modules["lazypkg.sub"]
+        assert [(w.filename, w.lineno, str(w.message)) for w in caught] == [
+            (__file__, line, "lazypkg.sub is deprecated"),
+            (__file__, line + 2, "lazypkg.sub is deprecated"),
+        ]
+        assert "sub" in (_deprecation.deprecations_of(package) or {})
+    finally:
+        _forget_submodule()
+
+
+def test_import_of_a_lazily_deprecated_submodule_binds_it_without_warning(
+    route: str, lazy_package: Callable[[], Any]
+) -> None:
+    package = lazy_package()
+    try:
+        pep726hook.deprecate_attribute(package, "sub", "lazypkg.sub is deprecated")
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            import lazypkg.sub  # type: ignore[import-not-found]  # noqa: F401
+
+            assert vars(package)["sub"] is sys.modules["lazypkg.sub"]
         assert caught == []
+        assert "sub" in (_deprecation.deprecations_of(package) or {})
+        here = inspect.currentframe()
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            from lazypkg import sub  # type: ignore[import-not-found]
+
+            line = _line_after(here) - 2
+            assert sub.x == 1
+        assert [(w.filename, w.lineno) for w in caught] == [(__file__, line)]
+    finally:
+        _forget_submodule()
+
+
+def test_from_package_import_of_a_lazy_submodule_warns_once(
+    route: str, lazy_package: Callable[[], Any]
+) -> None:
+    lazy_package()
+    try:
+        pep726hook.deprecate_attribute("lazypkg", "sub", "lazypkg.sub is deprecated")
+        here = inspect.currentframe()
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            from lazypkg import sub
+
+            line = _line_after(here) - 2
+        assert sub.x == 1
+        assert [(w.filename, w.lineno) for w in caught] == [(__file__, line)]
+    finally:
+        _forget_submodule()
+
+
+def test_a_factory_runs_once_at_the_first_read_and_a_failing_one_is_tried_again(
+    route: str, load: Callable[..., Any]
+) -> None:
+    module = load("x = 1\n", name="factmod")
+    calls: list[int] = []
+
+    def factory() -> str:
+        calls.append(1)
+        if len(calls) == 1:
+            raise RuntimeError("not yet")
+        return "made"
+
+    pep726hook.deprecate_attribute(module, "made", "made is deprecated", factory=factory)
+    assert calls == [] and "made" not in vars(module)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with pytest.raises(RuntimeError, match="not yet"):
+            module.made  # noqa: B018
+        assert "made" not in vars(module)
+        assert module.made == "made"
+        assert module.made == "made"
+    assert len(calls) == 2
+    assert [str(w.message) for w in caught] == ["made is deprecated"] * 2
+    assert vars(module)["made"] == "made"
+
+
+def test_lazy_deprecations_refuse_bad_input_and_change_nothing(
+    route: str, load: Callable[..., Any]
+) -> None:
+    module = load("x = 1\n", name="badlazy")
+    with pytest.raises(AttributeError, match="has no attribute 'nope'"):
+        pep726hook.deprecate_attribute(module, "nope", "m")
+    with pytest.raises(TypeError, match="factory must be callable"):
+        pep726hook.deprecate_attribute(module, "nope", "m", factory=3)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="a factory is only for a name without one"):
+        pep726hook.deprecate_attribute(module, "x", "m", factory=lambda: 2)
+    assert _deprecation.deprecations_of(module) is None
+    assert vars(module)["x"] == 1
+
+
+def test_markers_of_a_module_the_finder_loaded_become_deprecations_at_the_end_of_its_import(
+    monkeypatch: pytest.MonkeyPatch, load: Callable[..., Any], no_opted_in_module_alive: None
+) -> None:
+    # The class engine's process-wide hook loads modules through its finder.
+    monkeypatch.setenv("PEP726HOOK_ENGINE", "class")
+    pep726hook.deprecated(0, "loads the deprecation module")
+    with pep726hook.install("class"):
+        module = load("import pep726hook\nY = pep726hook.deprecated(5, 'Y is deprecated')\n")
+        try:
+            assert vars(module)["Y"] == 5
+            with pytest.warns(DeprecationWarning, match="Y is deprecated"):
+                assert module.Y == 5
+        finally:
+            del module
+            sys.modules.pop("depmod", None)
+            collect_garbage()
+
+
+def test_a_marker_stored_through_an_enabled_module_without_deprecations_becomes_one(
+    route: str, load: Callable[..., Any]
+) -> None:
+    # Under the native engine the module is a plain ModuleType until then:
+    # the patched store slot sees the marker's type.
+    module = load("import pep726hook\nx = 1\npep726hook.enable(__name__)\n", name="nodeps")
+    with pytest.raises(ValueError, match="'__version__' cannot be deprecated"):
+        module.__version__ = pep726hook.deprecated("1", "use importlib.metadata")
+    assert "__version__" not in vars(module)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        setattr(module, "Y", pep726hook.deprecated(5, "Y is deprecated"))
+        assert vars(module)["Y"] == 5
+        assert module.Y == 5
+    assert [str(w.message) for w in caught] == ["Y is deprecated"]
+
+
+def test_reload_keeps_lazy_deprecations(route: str, lazy_package: Callable[[], Any]) -> None:
+    package = lazy_package()
+    try:
+        pep726hook.deprecate_attribute(package, "sub", "lazypkg.sub is deprecated")
+        pep726hook.deprecate_attribute(package, "made", "made is deprecated", factory=lambda: 7)
+        assert importlib.reload(package) is package
+        assert "lazypkg.sub" not in sys.modules
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            assert package.made == 7
+            assert package.sub.x == 1
+        assert [str(w.message) for w in caught] == [
+            "made is deprecated",
+            "lazypkg.sub is deprecated",
+        ]
+    finally:
+        _forget_submodule()
+
+
+def test_a_factorys_value_is_not_stored_when_the_warning_raises(
+    route: str, load: Callable[..., Any]
+) -> None:
+    module = load("x = 1\n", name="factwarn")
+    pep726hook.deprecate_attribute(module, "made", "made is deprecated", factory=lambda: 3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(DeprecationWarning, match="made is deprecated"):
+            module.made  # noqa: B018
+    assert "made" not in vars(module)
+    with warnings.catch_warnings(record=True):
+        warnings.simplefilter("always")
+        assert module.made == 3
+    assert vars(module)["made"] == 3
+
+
+class RefusingMeta(type):
+    """A metaclass that refuses to build any subclass of its classes (pep726hook's included)."""
+
+    def __new__(mcs, name: str, bases: tuple[type, ...], namespace: dict[str, Any]) -> Any:
+        if any(isinstance(base, RefusingMeta) for base in bases):
+            raise RuntimeError("no subclasses")
+        return super().__new__(mcs, name, bases, namespace)
+
+
+class RefusingModule(types.ModuleType, metaclass=RefusingMeta):
+    pass
+
+
+def test_a_deprecating_class_that_cannot_be_made_leaves_the_module_as_it_was(
+    route: str,
+) -> None:
+    module = RefusingModule("refusing")
+    module.Old = 1
+    sys.modules["refusing"] = module
+    try:
+        with pytest.raises(RuntimeError, match="no subclasses"):
+            pep726hook.deprecate_attribute(module, "Old", "Old is deprecated")
+        assert type(module) is RefusingModule
+        assert "Old" not in (_deprecation.deprecations_of(module) or {})
+        assert vars(module)["Old"] == 1
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            assert module.Old == 1
+    finally:
+        sys.modules.pop("refusing", None)
+        del module
+        collect_garbage()

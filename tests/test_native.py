@@ -86,8 +86,7 @@ def test_slot_design_matches_the_version(native: None) -> None:
         # install() without arguments is the process-wide hook.
         "process_wide": True,
         "opted_in": 0,
-        # No module has deprecated attributes: the read slot is CPython's.
-        "deprecating": 0,
+        # No module holds a __getattr__ outside: the read slot is CPython's.
         "getattro_wrapped": False,
         "relocating": 0,
     }

@@ -26,6 +26,7 @@ from ._composition import (
     deprecating_mixin,
     hook_aware_mixin,
     lasting_class,
+    pending_markers_mixin,
     register_mixin,
     set_class_bypassing_hooks,
     stored_composition,
@@ -42,12 +43,15 @@ if TYPE_CHECKING:
     OptedInModule: type
     DeprecatingModule: type
     deprecating_module: type
+    PendingMarkersModule: type
+    pending_markers_module: type
 else:
     ModuleType = type(sys)
 
 # Named here too: the runner asks whether __main__ defines a hook.
 defines_hooks = _composition.defines_hooks
 _ENABLE_MODULE = __name__.rpartition(".")[0] + "._enable"
+_DEPRECATION_MODULE = __name__.rpartition(".")[0] + "._deprecation"
 
 # The functions first: the classes' __setattr__ calls them for a __class__ store.
 
@@ -122,7 +126,25 @@ def composed_deprecating_class_for(base: type) -> "type | None":
 
 
 def _original_of_opted_in(cls: type) -> type:
-    return base_of_composition(original_class_of(cls), _opt_in_classes()[0])
+    # Each class is composed from the module's own class with one mixin.
+    for mixin in _opt_in_classes():
+        cls = base_of_composition(cls, mixin)
+    return original_class_of(cls)
+
+
+def pending_markers_class_for(base: type) -> type:
+    """Return the class for a module whose body made ``deprecated()`` markers after ``enable()``.
+
+    The deprecating class with a ``__getattribute__`` that first turns the
+    markers in the namespace into deprecations (which gives the module the
+    deprecating class itself): no read through the module returns a marker.
+    """
+    return _class_for(base, _opt_in_classes()[2], _original_of_opted_in)
+
+
+def composed_pending_markers_class_for(base: type) -> "type | None":
+    """Return :func:`pending_markers_class_for` *base* if it needs no composing now, else None."""
+    return _class_composed_now(base, _opt_in_classes()[2], _original_of_opted_in)
 
 
 def _class_for(base: type, mixin: type, original_of: "Callable[[type], type]") -> type:
@@ -135,7 +157,9 @@ def _class_composed_now(
     base: type, mixin: type, original_of: "Callable[[type], type]"
 ) -> "type | None":
     # What _class_for() returns when it needs no composing (no user code runs).
-    if issubclass(base, mixin):
+    # The pending-markers class is a deprecating class, but not the one to keep.
+    pending = _opt_in_classes()[2]
+    if issubclass(base, mixin) and (mixin is pending or not issubclass(base, pending)):
         return base
     original = original_of(base)
     return mixin if original is ModuleType else stored_composition(original, mixin)
@@ -146,6 +170,39 @@ def _opted_in_class_for_module(base: type, module: ModuleType) -> type:
     if deprecation_table_of(module) is not None:
         return deprecating_class_for(base)
     return opted_in_class_for(base)
+
+
+def give_deprecating_class(module: ModuleType) -> "Callable[[], object] | None":
+    """Give *module* the class that serves its deprecated names, under either engine.
+
+    ``class X(X, DeprecatingModule)`` for a module of class ``X``.  Returns
+    None once the module has it, or the composing to do without the install
+    lock (lock rule 1) before calling again, whose result the caller keeps
+    alive until then (the cache is weak).  Runs no user code itself.
+    """
+    base = lasting_class(module)
+    cls = composed_deprecating_class_for(base)
+    if cls is None:
+        return lambda: deprecating_class_for(base)
+    if type(module) is not cls:
+        set_class_bypassing_hooks(module, "__class__", cls)
+    return None
+
+
+def give_pending_markers_class(module: ModuleType) -> "Callable[[], object] | None":
+    """Give *module* :func:`pending_markers_class_for` its class, as :func:`give_deprecating_class`."""
+    base = lasting_class(module)
+    cls = composed_pending_markers_class_for(base)
+    if cls is None:
+        return lambda: pending_markers_class_for(base)
+    if type(module) is not cls:
+        set_class_bypassing_hooks(module, "__class__", cls)
+    return None
+
+
+def deprecating_mixin_class() -> type:
+    """Return ``DeprecatingModule``, which holds the descriptors of deprecated names."""
+    return _opt_in_classes()[1]
 
 
 HookAwareModule = hook_aware_mixin(
@@ -160,7 +217,7 @@ register_mixin(HookAwareModule, "hook_aware", __name__)
 # The classes of modules opted in with enable(), made on first use: the
 # process-wide hook (PEP726HOOK=1 start-up) needs neither, and each costs
 # `python -c pass` about 0.25 % to make.  None until then.
-_opt_ins: "tuple[type, type] | None" = None
+_opt_ins: "tuple[type, type, type] | None" = None
 # Either mixin, or a composition of either: the module calls its hooks.
 _hook_aware: "tuple[type, ...]" = (HookAwareModule,)
 # Makes the classes once when threads ask at the same time (the first one
@@ -177,8 +234,8 @@ def _renew_opt_ins_lock() -> None:
 renew_in_child(_renew_opt_ins_lock)
 
 
-def _opt_in_classes() -> "tuple[type, type]":
-    """Return ``(OptedInModule, DeprecatingModule)``, made at the first call.
+def _opt_in_classes() -> "tuple[type, type, type]":
+    """Return ``(OptedInModule, DeprecatingModule, PendingMarkersModule)``, made at the first call.
 
     ``OptedInModule`` is the class engine's class for a module that opted in
     with ``enable()``.  It behaves as ``HookAwareModule``, but is no
@@ -186,7 +243,9 @@ def _opt_in_classes() -> "tuple[type, type]":
     module with no hook yet) nor uninstall() ever puts such a module back on
     its original class.  ``DeprecatingModule`` is the opted-in class of a
     module with deprecated names (``pep726hook.deprecated()``): it also serves
-    reads that miss the namespace from the module's table.  Making them runs
+    reads of deprecated names, under either engine; ``PendingMarkersModule``
+    is that class for a module whose body made markers after ``enable()``:
+    its first read turns them into deprecations.  Making them runs
     no user code (their bases are ours), so the install lock may be held.
     """
     global _opt_ins, _hook_aware
@@ -208,17 +267,31 @@ def _opt_in_classes() -> "tuple[type, type]":
             "A module type for an opted-in module with deprecated attributes "
             "(pep726hook.deprecated()).",
         )
+        pending = pending_markers_mixin(
+            deprecating,
+            __name__,
+            "pending_markers_module",
+            "A module type for an opted-in module whose body made pep726hook.deprecated() "
+            "markers: its first read turns them into deprecations.",
+        )
         register_mixin(opted_in, "opted_in", __name__)
         register_mixin(deprecating, "deprecating", __name__)
+        register_mixin(pending, "pending_markers", __name__)
         _hook_aware = (HookAwareModule, opted_in)
         # Last: whoever finds them finds them registered.
-        _opt_ins = (opted_in, deprecating)
+        _opt_ins = (opted_in, deprecating, pending)
         return _opt_ins
 
 
 # The names under which the opted-in classes are found (pickle finds the
 # opted-in one as pep726hook._enable.module, the deprecating one here).
-_OPT_IN_NAMES = {"OptedInModule": 0, "DeprecatingModule": 1, "deprecating_module": 1}
+_OPT_IN_NAMES = {
+    "OptedInModule": 0,
+    "DeprecatingModule": 1,
+    "deprecating_module": 1,
+    "PendingMarkersModule": 2,
+    "pending_markers_module": 2,
+}
 
 
 def _resolve_pickled_name(name: str) -> type:
@@ -361,6 +434,12 @@ class ClassEngine:
             # By type: isinstance() would read __class__, which loads a
             # _LazyModule whose LazyLoader we wrapped, defeating the laziness.
             self.downgrade(module)
+        # A body that made deprecated() markers without enable(): its import
+        # ends here, and the markers become deprecations.  Looked up, never
+        # imported (no marker exists before that module is loaded).
+        deprecation = sys.modules.get(_DEPRECATION_MODULE)
+        if deprecation is not None:
+            deprecation.enable_if_marked(module)
 
     # -- opt-in (enable()) ---------------------------------------------------------------
 
@@ -387,33 +466,22 @@ class ClassEngine:
     def release_opt_ins(self) -> None:
         """Nothing to undo once no opted-in module is alive: each class went with its module."""
 
-    def set_deprecations(
-        self, module: ModuleType, table: "dict[str, Any] | None"
-    ) -> "Callable[[], object] | None":
-        """Serve *module*'s deprecation table (kept in :mod:`._deprecation`).
-
-        Gives the opted-in *module* the class that also serves reads of
-        deprecated names if that needs no composing, and returns None;
-        otherwise returns the composing to do without the install lock, as
-        :meth:`opt_in` does.  An empty table or None changes nothing: the
-        class stays, and costs reads what it did.
-        """
-        if not table:
-            return None
-        base = lasting_class(module)
-        cls = composed_deprecating_class_for(base)
-        if cls is None:
-            return lambda: deprecating_class_for(base)
-        if type(module) is not cls:
-            set_class_bypassing_hooks(module, "__class__", cls)
-        return None
+    def release_held_getattr(self, module: ModuleType) -> None:
+        """Nothing to do: this engine never holds a ``__getattr__`` outside the namespace."""
 
     def _set_class(self, module: ModuleType, cls: type) -> None:
         if type(module) is not cls:
             set_class_bypassing_hooks(module, "__class__", cls)
         key = id(module)
         if key not in self._upgraded:
-            self._upgraded[key] = _weakref.ref(module, lambda _ref: self._upgraded.pop(key, None))
+            # Bound as defaults, and only its own entry: see _state.register_opt_in.
+            def forget(
+                ref: "Any", key: int = key, table: "dict[int, Any]" = self._upgraded
+            ) -> None:
+                if table.get(key) is ref:
+                    table.pop(key, None)
+
+            self._upgraded[key] = _weakref.ref(module, forget)
         if not self._active:
             # deactivate() ran meanwhile, maybe after taking its snapshot.
             self.downgrade(module)

@@ -12,6 +12,11 @@ A module whose class is a ``ModuleType`` subclass ``X`` gets
 when it calls ``super().__setattr__``, the order PEP 726's reference
 implementation gives by putting the hook inside ``ModuleType``.
 
+The deprecating class (:func:`deprecating_mixin`), given to a module with
+deprecated names under either engine, is made here too, with its data
+descriptors (:class:`DeprecatedName`) and the table entries they read
+(:class:`Deprecation`); :mod:`._deprecation` decides what is deprecated.
+
 Also the module-inspection helpers every engine needs: they tell modules by
 their real type and read namespaces without running any code of the module's
 class.
@@ -86,6 +91,169 @@ def _deprecation_entry(module: ModuleType, name: str) -> "Any":
     table = found[1]
     entry = table.get(name)
     return None if entry is None else (table, entry)
+
+
+class DeprecatedValue:
+    """The marker :func:`pep726hook.deprecated` returns: a value to deprecate under its name.
+
+    Assigned to a module attribute, it becomes a deprecation of that name
+    once the module is enabled (``enable()``, the end of its import, a store
+    through the enabled module, or the first read through it): the namespace
+    then holds the value again.  The module's own code reading the name
+    before any of these sees the marker; its ``repr`` says so.
+    """
+
+    __slots__ = ("category", "message", "value", "warn")
+
+    def __init__(
+        self,
+        value: object,
+        message: str,
+        category: "type[Warning]",
+        warn: "Callable[[str, type[Warning], int], object] | None" = None,
+    ) -> None:
+        self.value = value
+        self.message = message
+        self.category = category
+        self.warn = warn
+
+    def __repr__(self) -> str:
+        return (
+            f"<pep726hook.deprecated({self.value!r}) not in effect yet: call "
+            "pep726hook.enable(__name__) in the module>"
+        )
+
+
+# Documented as pep726hook.DeprecatedValue.
+DeprecatedValue.__module__ = __name__.rpartition(".")[0]
+
+
+class Deprecation:
+    """One deprecated name of one module: how to warn, and how to load a lazy value.
+
+    *load* is None when the value is in the module's namespace (where the
+    module's own code reads it), else a callable that computes it on the first
+    read through the module (a factory, or the import of the submodule
+    *submodule*, the full name the import system binds on the package).
+    """
+
+    __slots__ = ("category", "load", "message", "submodule", "warn")
+
+    def __init__(
+        self,
+        message: str,
+        category: "type[Warning]",
+        warn: "Callable[[str, type[Warning], int], object] | None",
+        load: "Callable[[], object] | None" = None,
+        submodule: "str | None" = None,
+    ) -> None:
+        self.message = message
+        self.category = category
+        self.warn = warn
+        self.load = load
+        self.submodule = submodule
+
+
+def warn_for(entry: Deprecation, stacklevel: int) -> None:
+    """Issue *entry*'s warning; *stacklevel* is what ``warnings.warn`` here would need.
+
+    The library's own *warn* callable is one frame deeper, so it is told one
+    more: ``warnings.warn(message, category, stacklevel)`` called directly in
+    it names the same line.
+    """
+    warn = entry.warn
+    if warn is None:
+        _warnings.warn(entry.message, entry.category, stacklevel)
+    else:
+        warn(entry.message, entry.category, stacklevel + 1)
+
+
+def is_fromlist_probe(frame: "Any") -> bool:
+    """Tell whether *frame* is importlib's ``_handle_fromlist``.
+
+    ``from package import name`` asks ``hasattr(package, name)`` there before
+    the import statement's own read; only that read warns.
+    """
+    return (
+        frame.f_code.co_name == "_handle_fromlist"
+        and frame.f_globals.get("__name__") in _IMPORT_SYSTEM_MODULES
+    )
+
+
+_MISSING: "Any" = object()
+_DEPRECATION_MODULE = __name__.rpartition(".")[0] + "._deprecation"
+
+
+def _deprecation_module() -> "Any":
+    # Loaded: a marker, or a module with the pending-markers class, exists
+    # only once deprecated() ran.  Looked up, not imported: that module
+    # builds on this one.
+    return sys.modules[_DEPRECATION_MODULE]
+
+
+class DeprecatedName:
+    """The data descriptor that a deprecating class holds for each deprecated name.
+
+    Generic attribute lookup runs a type's data descriptor before looking in
+    the instance's namespace, on every Python version and under every
+    engine, so a read through the module (``m.name``, ``getattr``,
+    ``hasattr``, ``from m import name``) comes here while the module's own
+    code, which reads its globals directly, never does.  On a module that
+    does not deprecate the name (the class is shared) it reads and writes
+    the namespace exactly as the generic lookup would.
+    """
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __get__(self, module: "ModuleType | None", owner: "type | None" = None) -> "Any":
+        if module is None:
+            return self
+        name = self.name
+        value = namespace_of(module).get(name, _MISSING)
+        if value is _MISSING:
+            # Not in the namespace: the class's __getattr__ (a lazy value,
+            # the module's PEP 562 __getattr__, then ModuleType's error).
+            raise AttributeError(name)
+        deprecation = _deprecation_entry(module, name)
+        if deprecation is None:
+            return value
+        if type(value) is DeprecatedValue:
+            value = value.value  # a marker not converted yet: never returned
+        # Called straight from the interpreter's attribute lookup: the
+        # caller's frame is the reader's.
+        if not is_fromlist_probe(sys._getframe(1)):
+            warn_for(deprecation[1], 3)
+        return value
+
+    def __set__(self, module: ModuleType, value: object) -> None:
+        # The plain store the generic path would make; the deprecating
+        # class's __setattr__ has warned and ends the deprecation.
+        namespace_of(module)[self.name] = value
+
+    def __delete__(self, module: ModuleType) -> None:
+        namespace = namespace_of(module)
+        try:
+            del namespace[self.name]
+        except KeyError:
+            raise AttributeError(
+                f"module {namespace.get('__name__')!r} has no attribute {self.name!r}"
+            ) from None
+
+
+def load_lazy(entry: Deprecation) -> "Any":
+    """Compute *entry*'s lazy value (a factory's, or the import of its submodule).
+
+    The caller warns, then stores it in the namespace unless a value got
+    there meanwhile (another thread, or the import system binding the
+    submodule), which wins.  A load or a warning that raises stores nothing:
+    the next read tries again.
+    """
+    load = entry.load
+    assert load is not None
+    return load()
 
 
 def hook_of(module: ModuleType, name: str) -> "Any":
@@ -167,35 +335,39 @@ def _skipped_by_warnings(function: "Any") -> None:
     )
 
 
-def _warn_deprecated(module: ModuleType, name: str) -> "Any":
-    """Warn for a store or deletion of a deprecated *name*; return (table, entry) or None.
+def _warn_deprecated(module: ModuleType, name: str, value: object) -> "Any":
+    """Warn for a store (*value*) or deletion (NO_HOOK) of a deprecated *name*.
 
-    Called by the hook-aware ``__setattr__``/``__delattr__`` only: warnings
-    skip their frame, so stacklevel 2 is the line that stored or deleted.
+    Returns (table, entry) to end once the store or deletion succeeded, or
+    None.  Called by the hook-aware ``__setattr__``/``__delattr__`` only,
+    whose frame warnings skip: stacklevel 3 here is the line that stored or
+    deleted.  The import system binding a lazily deprecated submodule on its
+    package (``import pkg.sub`` does ``setattr(pkg, "sub", module)``) neither
+    warns nor ends the deprecation.
     """
     deprecation = _deprecation_entry(module, name)
-    if deprecation is not None:
-        _warnings.warn(deprecation[1][1], deprecation[1][2], 2)
+    if deprecation is None:
+        return None
+    entry = deprecation[1]
+    if type(value) is DeprecatedValue:
+        return None  # deprecated anew: the marker's deprecation replaces this one
+    if (
+        entry.submodule is not None
+        and value is not NO_HOOK
+        and value is sys.modules.get(entry.submodule)
+    ):
+        return None
+    warn_for(entry, 3)
     return deprecation
 
 
-def _end_deprecation(deprecation: "Any", name: str) -> None:
+def end_deprecation(deprecation: "Any", name: str) -> None:
+    """Remove the entry of (table, entry) *deprecation*, if it is still that one."""
     # Only the entry that warned: another thread may have deprecated the
     # name anew meanwhile.
     table, entry = deprecation
     if table.get(name) is entry:
         table.pop(name, None)
-
-
-def _restore_value(module: ModuleType, name: str, value: object) -> bool:
-    # The ordinary deletion (a hook's `del globals()[name]`) finds it there.
-    return namespace_of(module).setdefault(name, value) is value
-
-
-def _unrestore_value(module: ModuleType, name: str, value: object) -> None:
-    namespace = namespace_of(module)
-    if namespace.get(name, namespace) is value:
-        del namespace[name]
 
 
 def hook_aware_mixin(home: str, doc: str, class_for: "Callable[[type, ModuleType], type]") -> type:
@@ -210,9 +382,9 @@ def hook_aware_mixin(home: str, doc: str, class_for: "Callable[[type, ModuleType
     so the module keeps calling its hooks, as the reference implementation does.
 
     A name in the module's deprecation table (:mod:`._deprecation`) warns
-    when stored or deleted, as the native engine's slot does: the warning
-    names the caller's line, the deprecation ends, and comes back if the
-    store or deletion fails.
+    when stored or deleted: the warning names the caller's line, and the
+    deprecation ends once the store or deletion succeeded (a failing one
+    leaves it as it was).
 
     The class passes for ``ModuleType`` by name (CPython's error messages name
     the object's type: "'module' object has no attribute 'x'") and is
@@ -222,9 +394,14 @@ def hook_aware_mixin(home: str, doc: str, class_for: "Callable[[type, ModuleType
     def __setattr__(self: ModuleType, name: str, value: "Any") -> None:
         # A deprecated name: warn (the caller's line), store as usual, then
         # end the deprecation.  In that order, another thread's read finds
-        # the name in the table or in the namespace, never in neither; a
-        # failing store leaves the deprecation as it was.
-        deprecation = _warn_deprecated(self, name) if id(self) in _deprecation_tables else None
+        # the old value (deprecated) or the new one; a failing store leaves
+        # the deprecation as it was.
+        if type(value) is DeprecatedValue:
+            # Refused before anything changes, as enable() refuses it.
+            _deprecation_module().check_name(name, "a deprecated() value stored through a module")
+        deprecation = (
+            _warn_deprecated(self, name, value) if id(self) in _deprecation_tables else None
+        )
         hook = hook_of(self, "__setattr__")
         if hook is not NO_HOOK and not (name == "__class__" and _lazy_loader_is_storing()):
             hook(name, value)
@@ -244,31 +421,36 @@ def hook_aware_mixin(home: str, doc: str, class_for: "Callable[[type, ModuleType
                 store = _module_setattr.__get__(self)
             store(name, value)
         if deprecation is not None:
-            _end_deprecation(deprecation, name)
+            end_deprecation(deprecation, name)
+        if type(value) is DeprecatedValue:
+            # A deprecated() marker stored through the module: a deprecation.
+            _deprecation_module().convert_pending_markers(self)
 
     def __delattr__(self: ModuleType, name: str) -> None:
-        # A deprecated name: warn, put the value in the namespace, end the
-        # deprecation, delete as usual; if that fails, undo both.
-        deprecation = _warn_deprecated(self, name) if id(self) in _deprecation_tables else None
-        restored = deprecation is not None and _restore_value(self, name, deprecation[1][0])
-        if deprecation is not None:
-            _end_deprecation(deprecation, name)
-        try:
-            hook = hook_of(self, "__delattr__")
-            if hook is not NO_HOOK:
-                hook(name)
-                return
+        # A deprecated name: warn, delete as usual, then end the deprecation
+        # (a failing deletion leaves it as it was).  A lazy value never
+        # loaded has nothing to delete: the deprecation just ends.
+        deprecation = (
+            _warn_deprecated(self, name, NO_HOOK) if id(self) in _deprecation_tables else None
+        )
+        if (
+            deprecation is not None
+            and deprecation[1].load is not None
+            and name not in namespace_of(self)
+        ):
+            end_deprecation(deprecation, name)
+            return
+        hook = hook_of(self, "__delattr__")
+        if hook is not NO_HOOK:
+            hook(name)
+        else:
             try:
                 delete = super(mixin, self).__delattr__
             except TypeError:
                 delete = _module_delattr.__get__(self)  # put back meanwhile, as above
             delete(name)
-        except BaseException:
-            if deprecation is not None:
-                deprecation[0].setdefault(name, deprecation[1])
-                if restored:
-                    _unrestore_value(self, name, deprecation[1][0])
-            raise
+        if deprecation is not None:
+            end_deprecation(deprecation, name)
 
     _skipped_by_warnings(__setattr__)
     _skipped_by_warnings(__delattr__)
@@ -287,39 +469,33 @@ def hook_aware_mixin(home: str, doc: str, class_for: "Callable[[type, ModuleType
 def deprecating_mixin(opted_in: type, home: str, qualname: str, doc: str) -> type:
     """Make the subclass of *opted_in* that serves reads of deprecated names.
 
-    Given only to modules with a deprecation table: a type-level
-    ``__getattr__`` makes every read of the class go through Python's
-    ``__getattr__`` slot.  Reads take ``object.__getattribute__``, the generic
-    lookup CPython calls without a Python frame; on a miss the module's own
-    ``__getattr__`` (PEP 562) runs first, then the table is looked up, as
-    ``ModuleType`` orders its own miss path.  Pickled as *qualname* of *home*.
+    Given to modules with deprecated names, under either engine.  It holds
+    one :class:`DeprecatedName` data descriptor per name deprecated in any
+    such module (:func:`add_deprecated_name`): reads through the module warn
+    there, while the value stays in the namespace for the module's own code.
+    Its Python-level ``__getattr__`` keeps the interpreter from specialising
+    reads of the module's other names (a specialised read would bypass the
+    descriptor on CPython 3.14+), and serves names not in the namespace: a
+    lazy deprecated value first, then the module's own ``__getattr__``
+    (PEP 562), then ``ModuleType``'s own error.  Reads take
+    ``object.__getattribute__``, the generic lookup CPython calls without a
+    Python frame.  Pickled as *qualname* of *home*.
     """
 
     def __getattr__(self: ModuleType, name: str) -> "Any":
+        deprecation = _deprecation_entry(self, name)
+        if deprecation is not None and deprecation[1].load is not None:
+            value = load_lazy(deprecation[1])
+            if not is_fromlist_probe(sys._getframe(1)):
+                # Warnings skip this frame: 2 is the reader's line.
+                warn_for(deprecation[1], 2)
+            return namespace_of(self).setdefault(name, value)
         own = namespace_of(self).get("__getattr__")
         if own is not None:
-            try:
-                return own(name)
-            except AttributeError:
-                deprecation = _deprecation_entry(self, name)
-                if deprecation is None:
-                    raise  # the module's own error, as it raised it
-        else:
-            deprecation = _deprecation_entry(self, name)
-            if deprecation is None:
-                # ModuleType's exact error (the message, name and obj its
-                # own miss path gives), with no getter run twice.
-                return _module_miss(self, name)
-        entry = deprecation[1]
-        caller = sys._getframe(1)
-        if not (
-            caller.f_code.co_name == "_handle_fromlist"
-            and caller.f_globals.get("__name__") in _IMPORT_SYSTEM_MODULES
-        ):
-            # Not the import system's hasattr() probe of `from package
-            # import name`: the import statement's own read warns next.
-            _warnings.warn(entry[1], entry[2], 2)
-        return entry[0]
+            return own(name)
+        # ModuleType's exact error (the message, name and obj its own miss
+        # path gives), with no getter run twice.
+        return _module_miss(self, name)
 
     # The module's own __getattr__ warning with stacklevel=2 names its
     # caller's line, as under ModuleType, which calls it from C.
@@ -334,6 +510,42 @@ def deprecating_mixin(opted_in: type, home: str, qualname: str, doc: str) -> typ
     }
     mixin: type = type(ModuleType.__name__, (opted_in,), namespace)
     return mixin
+
+
+def pending_markers_mixin(deprecating: type, home: str, qualname: str, doc: str) -> type:
+    """Make the subclass of *deprecating* whose reads first convert ``deprecated()`` markers.
+
+    Given by ``deprecated()`` to the opted-in module whose body called it:
+    the marker is assigned after the call returns, so it is turned into a
+    deprecation at the first read through the module (which gives the module
+    the deprecating class, ending this class's extra cost).  The import
+    system reads the module when its import ends, so that is a conversion
+    point too.  Pickled as *qualname* of *home*.
+    """
+
+    def __getattribute__(self: ModuleType, name: str) -> "Any":
+        _deprecation_module().convert_pending_markers(self)
+        return object.__getattribute__(self, name)
+
+    namespace = {
+        "__slots__": (),
+        "__doc__": doc,
+        "__module__": home,
+        "__qualname__": qualname,
+        "__getattribute__": __getattribute__,
+    }
+    mixin: type = type(ModuleType.__name__, (deprecating,), namespace)
+    return mixin
+
+
+def add_deprecated_name(mixin: type, name: str) -> None:
+    """Give the deprecating class *mixin* (and so every class composed with it) *name*'s descriptor.
+
+    Kept once added: on a module that does not deprecate *name* it behaves as
+    the generic lookup.
+    """
+    if not isinstance(vars(mixin).get(name), DeprecatedName):
+        setattr(mixin, name, DeprecatedName(name))
 
 
 # Composed classes, found by (id(base), id(mixin)) -> (weak reference to the
@@ -356,6 +568,10 @@ _mixin_tags: "dict[type, str]" = {}
 _mixins_by_tag: "dict[str, type]" = {}
 # The module whose __getattr__ resolves pickled names (class_for_pickled_name).
 _pickle_home: "dict[type, str]" = {}
+
+
+# This module's globals, for the callbacks that may outlive their values.
+_MODULE_GLOBALS = globals()
 
 
 def _renew_tables_lock() -> None:
@@ -408,14 +624,24 @@ def composed_class(base: type, mixin: type) -> type:
     metaclass: Any = type(base)
     composed: type = metaclass(base.__name__, (base, mixin), namespace)
 
-    def forget(ref: "Any") -> None:
-        # Only this class's own entries: ids are reused once it is gone.
-        with _tables_lock:  # lock rule 5
-            if _composed_ids.get(composed_key, (None,))[0] is ref:
-                del _composed_ids[composed_key]
-            current = _composed_by_base.get(key)
+    def forget(ref: "Any", namespace: "dict[str, Any]" = _MODULE_GLOBALS) -> None:
+        # Only this class's own entries: ids are reused once it is gone.  The
+        # globals are looked up in the namespace bound here, which the
+        # interpreter may have cleared at exit (the lock is rebound in a
+        # forked child, so it cannot be bound itself).
+        lock, ids, by_base = (
+            namespace.get("_tables_lock"),
+            namespace.get("_composed_ids"),
+            namespace.get("_composed_by_base"),
+        )
+        if lock is None or ids is None or by_base is None:
+            return
+        with lock:  # lock rule 5
+            if ids.get(composed_key, (None,))[0] is ref:
+                del ids[composed_key]
+            current = by_base.get(key)
             if current is not None and current[1] is ref:
-                del _composed_by_base[key]
+                del by_base[key]
 
     composed_key = id(composed)
     with _tables_lock:  # lock rule 5

@@ -1,25 +1,37 @@
-"""Deprecated module attributes: the markers, the per-module tables, and their checks.
+"""Deprecated module attributes: the markers, the per-module tables, and the deprecating class.
 
-``Old = pep726hook.deprecated(New, "use New")`` puts a :class:`DeprecatedValue`
-marker into the module's namespace; ``pep726hook.enable(__name__)`` moves every
-marker out of the namespace into the module's *deprecation table*, a plain
-``dict`` ``{name: (value, message, category)}`` that the engine serves:
-a read that misses the namespace (and the module's own ``__getattr__``, if
-any) finds the name there, warns and returns the value; a store or deletion
-warns and ends the deprecation.  The name has to leave the namespace: a name
-found there is read by CPython's specialised fast path, which no engine sees.
+A deprecated name stays in its module's namespace, so the module's own code
+(the rest of its body, its functions, closures and class bodies,
+``typing.get_type_hints()``) reads it as any other global, with no warning.
+Reads through the module object (``mod.Old``, ``getattr``, ``hasattr``,
+``from mod import Old``) warn: a module with deprecated names gets the
+*deprecating class*, a ``ModuleType`` subclass composed with the module's own
+class (:mod:`._composition`, under both engines) that holds one data
+descriptor per deprecated name.  Generic attribute lookup runs a type's data
+descriptor before it looks in the instance's namespace; the descriptor warns
+and returns the namespace's value.  The class's Python-level ``__getattr__``
+keeps the interpreter from specialising reads of the module (a specialised
+read would skip the descriptor on CPython 3.14+), which makes reads of its
+other names about as slow as on any ``ModuleType`` subclass; every other
+module is untouched.  A store through the module warns, stores and ends the
+deprecation; a deletion warns, deletes and ends it.  A module whose
+deprecations all ended keeps the class.
 
-One table per module, kept here and handed by reference to the engine
-(:meth:`Engine.set_deprecations`): whichever engine serves an access edits that
-same dict; the dicts themselves are registered in :mod:`._state`, where the
-class engine's stores find them.  Modules are held weakly.  Imports nothing
-but built-in modules and ``_state``; ``enable()`` of a library without
-deprecations never loads this module.
+A lazy deprecation (a submodule not imported yet, or a ``factory``) has no
+value in the namespace until the first read through the module, which the
+class's ``__getattr__`` serves.
+
+One table per module, ``{name: Deprecation}``, registered in :mod:`._state`
+(held weakly, by id) where the classes' stores and reads find it.  Imports
+nothing but built-in modules and the package's own; ``enable()`` of a library
+without deprecations never loads this module.
 """
 
 import _weakref
 import sys
 
+from . import _state
+from ._composition import DeprecatedValue, Deprecation
 from ._state import deprecation_table_of, deprecation_tables
 
 # Named here too: the tables' own module.
@@ -28,14 +40,19 @@ deprecations_of = deprecation_table_of
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from types import ModuleType
-    from typing import Any, Dict, Tuple, Type, TypeVar
+    from typing import Any, Callable, Dict, Optional, TypeVar
 
     _T = TypeVar("_T")
-    # (value, message, category)
-    Entry = Tuple[object, str, Type[Warning]]
-    Table = Dict[str, Entry]
+    Table = Dict[str, Deprecation]
+    WarnCallable = Callable[[str, "type[Warning]", int], object]
+    Factory = Optional[Callable[[], object]]
 else:
     ModuleType = type(sys)
+
+__all__ = ["DeprecatedValue", "deprecate_attribute", "deprecated"]
+
+_ENABLE_MODULE = __name__.rpartition(".")[0] + "._enable"
+_NATIVE_MODULE = __name__.rpartition(".")[0] + "._native"
 
 # id(module) -> (weak reference to the module, its table).  By id, as the
 # opted-in modules are: a module class of the library's own may define
@@ -43,68 +60,82 @@ else:
 _tables = deprecation_tables
 
 
-class DeprecatedValue:
-    """A value that warns when it is read, set or deleted as a module attribute.
-
-    Made by :func:`pep726hook.deprecated`; :func:`pep726hook.enable` moves it out
-    of the module's namespace into the module's deprecation table.  One still
-    found in a namespace (``enable()`` not called after the assignment) is
-    returned as it is by a read: its ``repr`` says so.
-    """
-
-    __slots__ = ("category", "message", "value")
-
-    def __init__(self, value: object, message: str, category: "type[Warning]") -> None:
-        self.value = value
-        self.message = message
-        self.category = category
-
-    def __repr__(self) -> str:
-        return (
-            f"<pep726hook.deprecated({self.value!r}) not in effect: call "
-            "pep726hook.enable(__name__) after the deprecated() assignments>"
-        )
-
-
-def _check_message_and_category(message: object, category: object, caller: str) -> None:
+def _check_arguments(message: object, category: object, warn: object, caller: str) -> None:
     if not isinstance(message, str):
         raise TypeError(f"{caller}: message must be a str, not {type(message).__name__}")
     if not message:
         raise ValueError(f"{caller}: message must not be empty; say what to use instead")
     if not (isinstance(category, type) and issubclass(category, Warning)):
         raise TypeError(f"{caller}: category must be a Warning subclass, not {category!r}")
+    if warn is not None and not callable(warn):
+        raise TypeError(
+            f"{caller}: warn must be a callable warn(message, category, stacklevel) or "
+            f"None, not {type(warn).__name__}"
+        )
+
+
+def _own_warn(warn: "WarnCallable | None") -> "WarnCallable | None":
+    # warnings.warn itself is what pep726hook calls anyway (by the same C
+    # function, one frame less).
+    import warnings
+
+    return None if warn is warnings.warn else warn
 
 
 def deprecated(
-    value: "_T", message: str, *, category: "type[Warning]" = DeprecationWarning
+    value: "_T",
+    message: str,
+    *,
+    category: "type[Warning]" = DeprecationWarning,
+    warn: "WarnCallable | None" = None,
 ) -> "_T":
     """Mark *value*, assigned to a module attribute, as deprecated under that name.
 
-    In a module body, before :func:`pep726hook.enable`::
+    In a module body::
 
         OldName = pep726hook.deprecated(NewName, "OldName is deprecated; use NewName")
-        pep726hook.enable(__name__)     # after the deprecated() assignments
+        pep726hook.enable(__name__)
 
-    ``enable()`` moves the name out of the module's namespace into its
-    deprecation table.  From then on, reading ``mod.OldName`` (also with
-    ``getattr()``, ``hasattr()`` and ``from mod import OldName``) issues
-    ``warnings.warn(message, category)`` attributed to the line that read it
-    and returns *value*; setting or deleting it warns the same way and ends
-    the deprecation (the name is then an ordinary attribute, or gone).  Every
-    other name of the module reads as fast as before.  ``dir()``, ``vars()``
-    and ``from mod import *`` no longer list the name (unless ``__all__``
-    does): see the documentation page "Deprecating module attributes".
+    ``enable()`` (before or after the assignment: then at the first read
+    through the module or the end of its import) turns the marker into a
+    deprecation of ``OldName``: the namespace holds *value* again, so the
+    module's own code reads it with no warning, while a read through the
+    module (``mod.OldName``, ``getattr()``, ``hasattr()``, ``from mod import
+    OldName``, once per statement) warns at the line that read it and returns
+    *value*.  Setting it through the module warns, stores and ends the
+    deprecation; deleting it warns, deletes and ends it.  ``setattr(mod,
+    "OldName", deprecated(value, msg))`` on an enabled module deprecates the
+    name the same way.  No read through the module returns the marker; the
+    module's own code reading the name between the assignment and its
+    conversion (the body's lines up to its ``enable()`` call, or, for an
+    assignment after ``enable()``, up to the first read through the module)
+    sees the marker itself.
 
-    Returns a :class:`DeprecatedValue` marker.  It is typed as *value*'s own
-    type, which is what the attribute reads as once ``enable()`` has run.
-    Raises TypeError when *message* is not a str or *category* not a
-    ``Warning`` subclass, and ValueError for an empty *message* or a *value*
-    that is already such a marker.
+    The module gets a ``ModuleType`` subclass, the deprecating class, with
+    one data descriptor per deprecated name (the same under both engines):
+    ``type(mod)`` changes (``isinstance(mod, types.ModuleType)`` stays
+    true, and ``sys.modules`` keeps the same object), reads of its
+    other names cost what they cost on any ``ModuleType`` subclass, and
+    ``dir()``, ``vars()`` and ``from mod import *`` list the name (the last
+    warns for it unless ``__all__`` leaves it out).
+
+    The warning is ``warnings.warn(message, category, stacklevel)``, or, with
+    *warn*, ``warn(message, category, stacklevel)``, *stacklevel* being what
+    ``warnings.warn`` called directly inside *warn* needs to name the
+    reader's line (a library's own warning function or switch).  An
+    exception from *warn* propagates from the read, as a warnings filter
+    ``"error"`` does, and changes nothing.
+
+    Returns a :class:`DeprecatedValue` marker, typed as *value*'s own type
+    (what the attribute reads as).  Raises TypeError when *message* is not a
+    str, *category* not a ``Warning`` subclass or *warn* not callable, and
+    ValueError for an empty *message* or a *value* that is already a marker.
     """
-    _check_message_and_category(message, category, "deprecated()")
+    _check_arguments(message, category, warn, "deprecated()")
     if type(value) is DeprecatedValue:
         raise ValueError("deprecated(): the value is already a deprecated() marker")
-    marker: Any = DeprecatedValue(value, message, category)
+    marker: Any = DeprecatedValue(value, message, category, _own_warn(warn))
+    _convert_at_first_read(sys._getframe(1).f_globals)
     return marker  # type: ignore[no-any-return]
 
 
@@ -114,24 +145,41 @@ def deprecate_attribute(
     message: str,
     *,
     category: "type[Warning]" = DeprecationWarning,
+    warn: "WarnCallable | None" = None,
+    factory: "Factory" = None,
 ) -> None:
-    """Deprecate the existing attribute *name* of *module*; opt *module* in as ``enable()`` does.
+    """Deprecate the attribute *name* of *module*; opt *module* in as ``enable()`` does.
 
-    For a module deprecating a name it has already defined, or for a package
+    For a module deprecating a name it has already defined, or a package
     deprecating one of its modules' names from outside::
 
         pep726hook.deprecate_attribute(__name__, "OldName",
                                        "OldName is deprecated; use NewName")
 
-    The name then behaves as one assigned with :func:`pep726hook.deprecated`
-    (the value is the attribute's current value).  Deprecating a name that is
-    already deprecated replaces its message and category.  *module* is a
-    module object or a name in ``sys.modules``.
+    * *name* in the namespace: deprecated in place, as with
+      :func:`pep726hook.deprecated` (the value stays; the module's own code
+      reads it with no warning).
+    * *name* absent and ``f"{module.__name__}.{name}"`` an importable
+      submodule (found, not run, by ``importlib.util.find_spec``): the first
+      read through the package imports it, warns and returns it.  ``import
+      pkg.name`` keeps working, and its binding of the submodule on the
+      package neither warns nor ends the deprecation.
+    * *name* absent, *factory* given: the first read through the module
+      stores ``factory()`` in the namespace, warns and returns it; later reads
+      warn without calling it again.  An exception from *factory* propagates
+      from the read, nothing is stored, and the next read tries again.
 
-    Raises TypeError for a bad argument type, ValueError for a name in
-    ``sys.modules`` that is missing, an empty message or a dunder *name* (the
-    interpreter reads those itself), AttributeError when *module* has no
-    attribute *name* in its namespace.  On any error nothing has changed.
+    Deprecating a name that is already deprecated replaces its message,
+    category and *warn*.  *category* and *warn* are as for
+    :func:`pep726hook.deprecated`.  *module* is a module object or a name in
+    ``sys.modules``.
+
+    Raises TypeError for a bad argument type (a *factory* that is not
+    callable), ValueError for a name not in ``sys.modules``, an empty
+    message, a dunder *name* (the interpreter reads those itself) or a
+    *factory* for a name that has a value, AttributeError when *name* is
+    neither in the namespace, nor an importable submodule, nor given a
+    *factory*.  On any error nothing has changed.
     """
     from ._enable import enable, module_named
 
@@ -140,34 +188,75 @@ def deprecate_attribute(
     if not isinstance(name, str):
         raise TypeError(f"{caller}: name must be a str, not {type(name).__name__}")
     check_name(name, caller)
-    _check_message_and_category(message, category, caller)
+    _check_arguments(message, category, warn, caller)
+    if factory is not None and not callable(factory):
+        raise TypeError(f"{caller}: factory must be callable, not {type(factory).__name__}")
+    warn = _own_warn(warn)
     namespace = _namespace(target)
     table = deprecations_of(target)
-    entry = None if table is None else table.get(name)
-    if table is not None and entry is not None:
-        table[name] = (entry[0], message, category)
-        return
-    if name not in namespace:
-        raise AttributeError(
-            f"{caller}: module {namespace.get('__name__')!r} has no attribute {name!r} "
-            "in its namespace to deprecate"
+    existing = None if table is None else table.get(name)
+    present = name in namespace
+    if factory is not None and (present or existing is not None):
+        raise ValueError(
+            f"{caller}: module {namespace.get('__name__')!r} already has a value or a "
+            f"deprecation for {name!r}; a factory is only for a name without one"
         )
-    current = namespace[name]
-    value = current.value if type(current) is DeprecatedValue else current
-    marker = DeprecatedValue(value, message, category)
-    namespace[name] = marker
-    try:
-        enable(target)
-    except BaseException:
-        # Nothing half-done: the attribute is back as it was.
-        if namespace.get(name) is marker:
-            namespace[name] = current
-        raise
+    if existing is not None:
+        # Replaced whole, under the install lock.
+        replaced = Deprecation(message, category, warn, existing.load, existing.submodule)
+        with _state.lock:
+            if table is not None:
+                table[name] = replaced
+        return
+    if present:
+        entry = Deprecation(message, category, warn)
+    elif factory is not None:
+        entry = Deprecation(message, category, warn, factory)
+    else:
+        entry = _submodule_deprecation(
+            namespace, name, message, category=category, warn=warn, caller=caller
+        )
+    enable(target)
+    _deprecate(target, {name: entry})
+
+
+def _submodule_deprecation(
+    namespace: "dict[str, Any]",
+    name: str,
+    message: str,
+    *,
+    category: "type[Warning]",
+    warn: "WarnCallable | None",
+    caller: str,
+) -> Deprecation:
+    package = namespace.get("__name__")
+    full_name = f"{package}.{name}"
+    spec = None
+    if isinstance(package, str) and "__path__" in namespace:
+        import importlib.util
+
+        try:
+            # Finds the submodule without running it.
+            spec = importlib.util.find_spec(full_name)
+        except (ImportError, ValueError):
+            spec = None
+    if spec is None:
+        raise AttributeError(
+            f"{caller}: module {package!r} has no attribute {name!r} in its namespace to "
+            "deprecate, no importable submodule of that name, and no factory was given"
+        )
+
+    def import_submodule() -> object:
+        import importlib
+
+        return importlib.import_module(full_name)
+
+    return Deprecation(message, category, warn, import_submodule, full_name)
 
 
 def check_name(name: str, caller: str) -> None:
     """Refuse a dunder *name*: the interpreter and the import system read those themselves."""
-    if len(name) > 4 and name.startswith("__") and name.endswith("__"):
+    if _is_dunder(name):
         raise ValueError(
             f"{caller}: {name!r} cannot be deprecated: the interpreter and the import "
             "system read dunder names themselves"
@@ -196,31 +285,182 @@ def markers_in(module: ModuleType) -> "list[tuple[str, DeprecatedValue]]":
     return found
 
 
-def fill_table(module: ModuleType, markers: "list[tuple[str, DeprecatedValue]]") -> "Table":
-    """Add *markers* to *module*'s table, made if needed; return it.  The markers stay.
+def convert_markers(module: ModuleType) -> None:
+    """Turn the markers in the opted-in *module*'s namespace into deprecations.
 
-    Under the install lock (``enable()``), so two threads never make two tables.
+    Raises ValueError, before anything changes, for a marker under a dunder name.
     """
+    markers = markers_in(module)
+    if markers:
+        _deprecate(
+            module,
+            {
+                name: Deprecation(marker.message, marker.category, marker.warn)
+                for name, marker in markers
+            },
+        )
+
+
+def enable_if_marked(module: ModuleType) -> None:
+    """Enable *module*, whose import by pep726hook's finder just ended, if it holds markers.
+
+    ``enable()`` then turns them into deprecations.  The enable module is
+    looked up, not imported: ``deprecated()`` loaded it, and no import may
+    start from here (the end of an ``exec_module``).
+    """
+    names = [
+        name for name, value in list(_namespace(module).items()) if type(value) is DeprecatedValue
+    ]
+    # A marker under a dunder name, which enable() refuses, leaves it alone.
+    if names and not any(_is_dunder(name) for name in names):
+        sys.modules[_ENABLE_MODULE].enable(module)
+
+
+def _table_for(module: ModuleType) -> "Table":
+    # Under the install lock, so two threads never make two tables.
     table = deprecations_of(module)
     if table is None:
         table = {}
         key = id(module)
 
-        def forget(ref: "Any") -> None:
-            entry = _tables.get(key)
+        # Bound as defaults: the callback may run while the interpreter
+        # clears this module's globals at exit.
+        def forget(ref: "Any", key: int = key, tables: "Any" = _tables) -> None:
+            entry = tables.get(key)
             if entry is not None and entry[0] is ref:
-                del _tables[key]
+                tables.pop(key, None)
 
         _tables[key] = (_weakref.ref(module, forget), table)
-    for name, marker in markers:
-        table[name] = (marker.value, marker.message, marker.category)
     return table
 
 
-def remove_markers(module: ModuleType, markers: "list[tuple[str, DeprecatedValue]]") -> None:
-    """Take *markers* out of *module*'s namespace, once its table serves them."""
-    namespace = _namespace(module)
-    for name, marker in markers:
-        # Only the marker itself: a store may have replaced it meanwhile.
-        if namespace.get(name) is marker:
-            del namespace[name]
+def _deprecate(module: ModuleType, entries: "Table") -> None:
+    """Give the opted-in *module* the deprecating class and *entries*; markers become values.
+
+    The class comes first (on its own it changes nothing a reader sees), then
+    the entries, then each marker in the namespace is replaced by its value:
+    a reader in another thread sees the name deprecated or not yet, never
+    missing.  Composing the class runs user code (the metaclass of the
+    module's own class), so it is done without the install lock; an error
+    there leaves the deprecations as they were.
+    """
+    from ._class_engine import deprecating_mixin_class, give_deprecating_class
+
+    mixin = deprecating_mixin_class()
+    pending: object = None  # alive until the module has it (the class cache is weak)
+    while True:
+        with _state.lock:  # lock rule 1: no user code below
+            engine = _state.opt_in_engine
+            assert engine is not None, "enable() chose the engine"
+            work = give_deprecating_class(module)
+            if work is None:
+                engine.release_held_getattr(module)
+                for name in entries:
+                    add_descriptor(mixin, name)
+                table = _table_for(module)
+                table.update(entries)
+                namespace = _namespace(module)
+                for name in entries:
+                    current = namespace.get(name)
+                    if type(current) is DeprecatedValue:
+                        # Only the marker itself: a store may replace it meanwhile.
+                        namespace[name] = current.value
+                break
+        pending = work()
+    del pending
+
+
+def add_descriptor(mixin: type, name: str) -> None:
+    """Give the deprecating class (and every class composed with it) *name*'s descriptor."""
+    from ._composition import add_deprecated_name
+
+    add_deprecated_name(mixin, name)
+
+
+def _convert_at_first_read(caller_globals: "dict[str, Any]") -> None:
+    """Have the first read through the module whose body called ``deprecated()`` convert it.
+
+    Only for a module already opted in (otherwise ``enable()`` converts the
+    markers when it runs): it gets the pending-markers class, whose reads
+    turn markers into deprecations.  The marker is assigned after
+    ``deprecated()`` returns, so nothing can be converted here.
+    """
+    # Also loads the enable module, which the finder's end of an import
+    # (enable_if_marked) then finds loaded.
+    from ._enable import is_opted_in
+
+    module = sys.modules.get(str(caller_globals.get("__name__")))
+    if module is None or not is_opted_in(module) or _namespace(module) is not caller_globals:
+        return
+    from ._class_engine import give_pending_markers_class
+
+    pending: object = None  # alive until the module has it (the class cache is weak)
+    while True:
+        with _state.lock:  # lock rule 1: no user code below
+            work = give_pending_markers_class(module)
+            if work is None:
+                engine = _state.opt_in_engine
+                if engine is not None:
+                    engine.release_held_getattr(module)
+                break
+        pending = work()
+    del pending
+
+
+def convert_pending_markers(module: ModuleType) -> None:
+    """Turn the markers in the opted-in *module*'s namespace into deprecations, if any.
+
+    Called by a read through a module with the pending-markers class and by a
+    store of a marker through an enabled module.  Markers under dunder names
+    stay (``enable()`` refuses them).
+    """
+    from ._enable import is_opted_in
+
+    if not is_opted_in(module):
+        return
+    markers = [
+        (name, value)
+        for name, value in list(_namespace(module).items())
+        if type(value) is DeprecatedValue and not _is_dunder(name)
+    ]
+    if markers:
+        _deprecate(
+            module,
+            {
+                name: Deprecation(marker.message, marker.category, marker.warn)
+                for name, marker in markers
+            },
+        )
+
+
+def marker_stored(module: ModuleType, name: str, stored: bool) -> None:
+    """The native engine's store slot, around a store of a marker through *module*.
+
+    Before the store (*stored* False) a dunder *name* is refused on an
+    enabled module, as ``enable()`` refuses it; after it, the marker becomes
+    a deprecation.  The class engine's classes do the same in their
+    ``__setattr__``.
+    """
+    if not stored:
+        from ._enable import is_opted_in
+
+        if is_opted_in(module):
+            check_name(name, "a deprecated() value stored through a module")
+        return
+    convert_pending_markers(module)
+
+
+def register_with_native_engine() -> None:
+    """Have the native engine's store slot call :func:`marker_stored`, if its extension is loaded."""
+    native = sys.modules.get(_NATIVE_MODULE)
+    if native is not None:
+        native.set_marker_hook(DeprecatedValue, marker_stored)
+
+
+def _is_dunder(name: str) -> bool:
+    return len(name) > 4 and name.startswith("__") and name.endswith("__")
+
+
+# The extension may be loaded before or after this module: NativeEngine.opt_in
+# registers too.
+register_with_native_engine()

@@ -55,14 +55,16 @@ def enable(module: "str | ModuleType") -> "ModuleType":
     engine or one that cannot run here gives a RuntimeWarning and ``auto``
     (attributed to the environment, shown once per process by default).
 
-    Every :func:`deprecated` value assigned before the call (or before a
-    later call) moves out of the namespace into the module's deprecation
-    table, which the engine serves: call ``enable()`` after those assignments.
+    Every :func:`deprecated` marker in the namespace becomes a deprecation
+    of its name (its value back in the namespace), and the module gets the
+    class that serves deprecated names (see :func:`deprecated`).
 
     A PEP 562 ``__getattr__`` (defined before or after the call) keeps
     working exactly; on CPython 3.11-3.14 the native engine holds it outside
     the namespace, so that reads of the module's names are specialised as on
-    a module without one (``"__getattr__" in vars(module)`` is then False).
+    a module without one (``"__getattr__" in vars(module)`` is then False;
+    it goes back once the module has deprecated names, whose class reads it
+    there).
 
     Raises TypeError when *module* is not a module or a name, and ValueError
     for a name not in ``sys.modules`` or a ``deprecated()`` value under a
@@ -86,22 +88,15 @@ def enable(module: "str | ModuleType") -> "ModuleType":
             work = engine.opt_in(target)
             if work is None:
                 _state.register_opt_in(target)
-                if deprecation is None:
-                    break
-                markers = deprecation.markers_in(target)
-                if not markers:
-                    break
-                # The table serves the names before they leave the namespace,
-                # so that no read in between misses them.
-                table = deprecation.fill_table(target, markers)
-                work = engine.set_deprecations(target, table)
-                if work is None:
-                    deprecation.remove_markers(target, markers)
-                    break
+                break
         # Outside the lock; a failing metaclass raises here with *target*
         # untouched.  Then everything is checked again under the lock.
         pending = work()
     del pending
+    if deprecation is not None:
+        # The markers become deprecations: the module gets the class that
+        # serves them and the namespace holds their values again.
+        deprecation.convert_markers(target)
     if refused_variable is not None:
         # The variable is the user's, not the library's: as with the .pth
         # line, a bad value is reported and never fails the library's import.

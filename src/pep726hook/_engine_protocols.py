@@ -46,14 +46,10 @@ class Engine(Protocol):
     def release_opt_ins(self) -> None:
         """Undo what opting in set up once no opted-in module is alive."""
 
-    def set_deprecations(
-        self, module: ModuleType, table: dict[str, tuple[object, str, type[Warning]]] | None
-    ) -> Callable[[], object] | None:
-        """Serve reads, stores and deletions of the names in *module*'s deprecation table.
+    def release_held_getattr(self, module: ModuleType) -> None:
+        """Put a PEP 562 ``__getattr__`` the engine holds outside *module*'s namespace back.
 
-        *table* is the shared dict (``_deprecation``), kept by reference;
-        *module* opted in first.  Returns None when done, or work to run
-        without the install lock before calling again, as :meth:`opt_in`.
+        Before *module* gets the deprecating class, whose reads look there.
         """
 
 

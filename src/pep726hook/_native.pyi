@@ -1,7 +1,7 @@
 """Type stub for the optional C extension ``pep726hook._native``."""
 
 from types import ModuleType
-from typing import TypedDict
+from typing import Callable, TypedDict
 
 DIRECT_SLOT_IS_SAFE: int
 
@@ -14,7 +14,6 @@ class _State(TypedDict):
     call_guard: bool
     process_wide: bool
     opted_in: int
-    deprecating: int
     getattro_wrapped: bool
     relocating: int
 
@@ -26,7 +25,7 @@ def is_opted_in(module: object, /) -> bool: ...
 def upgrade_type(cls: type, /) -> None: ...
 def type_reaches_hook(cls: type, /) -> bool: ...
 def state() -> _State: ...
-def set_deprecations(
-    module: ModuleType, table: dict[str, tuple[object, str, type[Warning]]] | None, /
+def return_getattr(module: ModuleType, /) -> None: ...
+def set_marker_hook(
+    marker_type: type | None, callback: Callable[[ModuleType, str, bool], object] | None, /
 ) -> None: ...
-def deprecations_of(module: object, /) -> dict[str, tuple[object, str, type[Warning]]] | None: ...

@@ -10,14 +10,16 @@ specialised fast path because module classes stay unchanged.
 Design and limits: https://github.com/pep726hook/pep726hook/blob/main/docs/native-engine.md
 """
 
+import sys
+
 from ._compat import IMPLEMENTATION, NATIVE_ENGINE_IS_BUILT
+
+_DEPRECATION_MODULE = __name__.rpartition(".")[0] + "._deprecation"
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from types import ModuleType
-    from typing import Callable, Dict, Tuple, Type
-
-    DeprecationTable = Dict[str, Tuple[object, str, Type[Warning]]]
+    from typing import Callable
 
 _native_error: "ImportError | None"
 if not NATIVE_ENGINE_IS_BUILT:
@@ -96,7 +98,7 @@ class NativeEngine:
         hooks); otherwise it is undone.
         """
         state = _native.state()
-        if state["opted_in"] or state["deprecating"]:
+        if state["opted_in"]:
             _native.set_process_wide(False)
         else:
             _native.uninstall()
@@ -131,6 +133,11 @@ class NativeEngine:
         _native.install(process_wide=False)
         _native.upgrade_type(type(module))
         _native.opt_in(module)
+        # deprecated() markers stored through the module become deprecations
+        # (the deprecation module registers itself if it is loaded first).
+        deprecation = sys.modules.get(_DEPRECATION_MODULE)
+        if deprecation is not None:
+            deprecation.register_with_native_engine()
         return None
 
     def is_opted_in(self, module: "ModuleType") -> bool:
@@ -138,35 +145,18 @@ class NativeEngine:
         return _native.is_opted_in(module)
 
     def release_opt_ins(self) -> None:
-        """Undo the patch once neither the process-wide hook nor an opted-in module needs it.
-
-        A module with deprecated attributes needs it too.
-        """
+        """Undo the patch once neither the process-wide hook nor an opted-in module needs it."""
         state = _native.state()
-        if (
-            state["patched"]
-            and not state["process_wide"]
-            and not state["opted_in"]
-            and not state["deprecating"]
-        ):
+        if state["patched"] and not state["process_wide"] and not state["opted_in"]:
             _native.uninstall()
 
     # -- deprecated attributes -----------------------------------------------------------
 
-    def set_deprecations(self, module: "ModuleType", table: "DeprecationTable | None") -> None:
-        """Serve *module*'s deprecated attributes from *table* (kept by reference, not copied).
+    def release_held_getattr(self, module: "ModuleType") -> None:
+        """Put *module*'s PEP 562 ``__getattr__`` back into its namespace if it is held outside.
 
-        *table* maps each name to ``(value, message, category)``; ``None`` or an
-        empty dict drops the module's table.  Patches the module type first if
-        needed, without turning process-wide dispatch on, as :meth:`opt_in`
-        does.  A read of a name that misses in the namespace warns at the
-        caller's line and returns the value; a store or deletion warns and
-        removes the name from *table* before the ordinary store or deletion.
+        Called before the module gets the deprecating class (3.11-3.14 hold
+        the function outside the namespace of an opted-in module), whose
+        reads look for it there.
         """
-        if table:
-            _native.install(process_wide=False)
-            _native.upgrade_type(type(module))
-        elif not _native.state()["patched"]:
-            # Nothing to drop: no table can be held without the patch.
-            return
-        _native.set_deprecations(module, table)
+        _native.return_getattr(module)

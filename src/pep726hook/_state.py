@@ -87,7 +87,7 @@ _opted_in: "dict[int, Any]" = {}
 # id(module) -> (weak reference to the module, its deprecation table): the
 # tables of pep726hook.deprecated() names (_deprecation), here so that the
 # class engine's stores look them up without loading that module.
-deprecation_tables: "dict[int, tuple[Any, dict[str, tuple[object, str, type[Warning]]]]]" = {}
+deprecation_tables: "dict[int, tuple[Any, dict[str, Any]]]" = {}
 
 
 # Here rather than with the class engine's helpers: enable() asks it on the
@@ -103,7 +103,7 @@ def is_module(candidate: object) -> "TypeGuard[ModuleType]":
     return issubclass(type(candidate), ModuleType)
 
 
-def deprecation_table_of(module: object) -> "dict[str, tuple[object, str, type[Warning]]] | None":
+def deprecation_table_of(module: object) -> "dict[str, Any] | None":
     """Return *module*'s deprecation table (the shared dict), or None if it has none."""
     found = deprecation_tables.get(id(module))
     if found is None or found[0]() is not module:
@@ -114,7 +114,15 @@ def deprecation_table_of(module: object) -> "dict[str, tuple[object, str, type[W
 def register_opt_in(module: "ModuleType") -> None:
     """Remember that *module* opted in (until it dies)."""
     key = id(module)
-    _opted_in[key] = _weakref.ref(module, lambda _ref: _opted_in.pop(key, None))
+
+    # What it needs is bound as defaults: the callback may run after the
+    # interpreter cleared this module's globals at exit.  Only its own entry:
+    # the id may belong to a new module by then.
+    def forget(ref: "Any", key: int = key, table: "dict[int, Any]" = _opted_in) -> None:
+        if table.get(key) is ref:
+            table.pop(key, None)
+
+    _opted_in[key] = _weakref.ref(module, forget)
 
 
 def registered_opt_in(module: object) -> bool:

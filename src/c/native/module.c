@@ -40,7 +40,7 @@ PyDoc_STRVAR(uninstall_doc,
 "uninstall()\n--\n\n"
 "Undo install() in this interpreter.  In the interpreter that patched the\n"
 "slot this also restores ModuleType's slots and its subclasses' slots, turns\n"
-"process-wide dispatch off and forgets every opt-in and deprecation table.\n"
+"process-wide dispatch off and forgets every opt-in.\n"
 "Idempotent.");
 
 static PyObject *
@@ -53,7 +53,7 @@ native_uninstall(PyObject *module, PyObject *Py_UNUSED(ignored))
     if (unpatching) {
         process_wide = 0;
         forget_all_opt_ins(1);
-        forget_all_deprecations(1);
+        forget_getattro_wrapper(1);
     }
     Py_RETURN_NONE;
 }
@@ -111,58 +111,55 @@ native_is_opted_in(PyObject *module, PyObject *arg)
     return PyBool_FromLong(is_opted_in(arg));
 }
 
-PyDoc_STRVAR(set_deprecations_doc,
-"set_deprecations(module, table)\n--\n\n"
-"Serve *module*'s deprecated attributes from *table*, a dict\n"
-"{name: (value, message, category)} kept by reference, not copied: a read of\n"
-"a name that misses in the namespace warns with *category* at the caller's\n"
-"line and returns the value; a store or deletion warns and removes the name\n"
-"from *table*.  None or an empty dict drops the module's table.  Entries are\n"
-"checked when used (TypeError then).  The module is held weakly; it needs\n"
-"install() first.");
+PyDoc_STRVAR(return_getattr_doc,
+"return_getattr(module)\n--\n\n"
+"Put *module*'s PEP 562 __getattr__ back into its namespace if it is held\n"
+"outside (3.11-3.14), for a module about to get a class of its own whose\n"
+"reads look there (pep726hook's deprecating class).  Nothing otherwise.");
 
 static PyObject *
-native_set_deprecations(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+native_return_getattr(PyObject *module, PyObject *arg)
 {
     (void)module;
-    if (nargs != 2) {
-        PyErr_Format(PyExc_TypeError, "set_deprecations() takes 2 arguments (%zd given)", nargs);
+    if (!PyModule_Check(arg)) {
+        PyErr_Format(PyExc_TypeError, "return_getattr() needs a module, not '%.200s'",
+                     Py_TYPE(arg)->tp_name);
         return NULL;
     }
-    PyObject *target = args[0], *table = args[1];
-    if (!PyModule_Check(target)) {
-        PyErr_Format(PyExc_TypeError, "set_deprecations() needs a module, not '%.200s'",
-                     Py_TYPE(target)->tp_name);
-        return NULL;
-    }
-    if (table != Py_None && !PyDict_Check(table)) {
-        PyErr_Format(PyExc_TypeError, "set_deprecations() needs a dict or None, not '%.200s'",
-                     Py_TYPE(table)->tp_name);
-        return NULL;
-    }
-    if (patch_owner == NULL) {
-        PyErr_SetString(PyExc_RuntimeError,
-                        "set_deprecations() needs the native engine installed (install() first)");
-        return NULL;
-    }
-    if (set_module_deprecations(target, table == Py_None ? NULL : table) < 0) {
+    if (return_relocated_getattr(arg) < 0) {
         return NULL;
     }
     Py_RETURN_NONE;
 }
 
-PyDoc_STRVAR(deprecations_of_doc,
-"deprecations_of(module)\n--\n\n"
-"Return the deprecation table held for *module* (the very dict), or None.");
+PyDoc_STRVAR(set_marker_hook_doc,
+"set_marker_hook(marker_type, callback)\n--\n\n"
+"Have the patched slot call *callback(module, name, stored)* around a store\n"
+"of an instance of *marker_type* (pep726hook.deprecated()'s markers):\n"
+"stored False before the store (an exception refuses it), True after.  Both\n"
+"None to stop.  Only the main interpreter's are kept.");
 
 static PyObject *
-native_deprecations_of(PyObject *module, PyObject *arg)
+native_set_marker_hook(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)module;
-    weak_entry *entry = weak_table_find(&deprecations, arg);
-    PyObject *table = entry == NULL ? Py_None : entry->value;
-    Py_INCREF(table);
-    return table;
+    if (nargs != 2) {
+        PyErr_Format(PyExc_TypeError, "set_marker_hook() takes 2 arguments (%zd given)", nargs);
+        return NULL;
+    }
+    PyObject *type = args[0], *callback = args[1];
+    if (type == Py_None && callback == Py_None) {
+        type = callback = NULL;
+    }
+    else if (!PyType_Check(type) || !PyCallable_Check(callback)) {
+        PyErr_SetString(PyExc_TypeError,
+                        "set_marker_hook() needs a type and a callable, or None and None");
+        return NULL;
+    }
+    if (set_marker_hook(type, callback) < 0) {
+        return NULL;
+    }
+    Py_RETURN_NONE;
 }
 
 PyDoc_STRVAR(upgrade_type_doc,
@@ -216,8 +213,7 @@ PyDoc_STRVAR(state_doc,
 "descriptors), 'direct' (the slot points straight at the C hook dispatch),\n"
 "'call_guard' (the slot wrappers' calls are guarded), 'process_wide' (every\n"
 "module's hooks are called), 'opted_in' (number of live opted-in modules),\n"
-"'deprecating' (number of live modules with a non-empty deprecation table),\n"
-"'getattro_wrapped' (ModuleType's read slot serves deprecated attributes),\n"
+"'getattro_wrapped' (ModuleType's read slot serves held __getattr__ functions),\n"
 "'relocating' (live opted-in modules whose PEP 562 __getattr__ is held\n"
 "outside their namespace, or watched for, on 3.11-3.14).");
 
@@ -234,7 +230,7 @@ native_state_info(PyObject *module, PyObject *Py_UNUSED(ignored))
     }
     PyInterpreterState *interp = PyInterpreterState_Get();
     return Py_BuildValue(
-        "{sOsOsOsOsOsOsOsnsnsOsn}",
+        "{sOsOsOsOsOsOsOsnsOsn}",
         "patched", patch_owner != NULL ? Py_True : Py_False,
         "owner_is_current", (patch_owner != NULL && patch_owner == interp) ? Py_True : Py_False,
         "main", is_main_interpreter() ? Py_True : Py_False,
@@ -244,7 +240,6 @@ native_state_info(PyObject *module, PyObject *Py_UNUSED(ignored))
         "call_guard", call_guard_is_installed() ? Py_True : Py_False,
         "process_wide", process_wide ? Py_True : Py_False,
         "opted_in", (Py_ssize_t)opt_ins.count,
-        "deprecating", deprecating_count(),
         "getattro_wrapped", getattro_is_wrapped() ? Py_True : Py_False,
         "relocating", relocating_count);
 }
@@ -259,9 +254,9 @@ static PyMethodDef native_methods[] = {
     {"set_process_wide", native_set_process_wide, METH_O, set_process_wide_doc},
     {"opt_in", native_opt_in, METH_O, opt_in_doc},
     {"is_opted_in", native_is_opted_in, METH_O, is_opted_in_doc},
-    {"set_deprecations", (PyCFunction)(void (*)(void))native_set_deprecations, METH_FASTCALL,
-     set_deprecations_doc},
-    {"deprecations_of", native_deprecations_of, METH_O, deprecations_of_doc},
+    {"return_getattr", native_return_getattr, METH_O, return_getattr_doc},
+    {"set_marker_hook", (PyCFunction)(void (*)(void))native_set_marker_hook, METH_FASTCALL,
+     set_marker_hook_doc},
     {NULL, NULL, 0, NULL},
 };
 
@@ -277,7 +272,8 @@ forget_finished_runtime(void)
     /* The weak references and their callback belonged to the finished
      * runtime; the next one opts its modules in again. */
     forget_all_opt_ins(0);
-    forget_all_deprecations(0);
+    forget_getattro_wrapper(0);
+    forget_marker_hook(0);
     if (patch_forget_finished_runtime()) {
         process_wide = 0;
         setattr_key = NULL;

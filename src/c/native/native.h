@@ -26,10 +26,10 @@
  *   (subclasses.c); patch.c puts everything in and takes it out again;
  *   module.c is the Python-facing module and the interpreter lifecycle.
  *
- *   Deprecated module attributes (deprecations.c): while a module has a
- *   deprecation table, ModuleType's read slot is wrapped, and a miss looks the
- *   name up there; the store slot ends a deprecation on a store or deletion.
- *   weak_table.c holds the opted-in and the deprecating modules weakly.
+ *   weak_table.c holds the opted-in modules weakly.  Deprecated module
+ *   attributes need nothing here: such a module gets a Python class of its
+ *   own (pep726hook._deprecation), whose stores reach the hooks through
+ *   ModuleType's patched __setattr__.
  *
  *   An opted-in module's PEP 562 __getattr__ (3.11-3.14, relocated_getattr.c)
  *   moves out of its namespace into its opt-in entry, so that the
@@ -38,7 +38,7 @@
  *
  * Everything uses the public C API but two functions that CPython's own
  * headers declare and export: _PyDict_GetItem_KnownHash (store.c) and, on
- * 3.8-3.10 only, _PyObject_GenericGetAttrWithDict (deprecated_reads.c).  The patch of the slot is process-wide and
+ * 3.11-3.14 only, _PyObject_GenericGetAttrWithDict (getattr_wrapper.c).  The patch of the slot is process-wide and
  * belongs to the main interpreter; the namespace entries live in the type
  * dict, which is shared by every interpreter up to 3.11 and is per
  * interpreter from 3.12 on (PyType_GetDict).  All state is guarded by the
@@ -101,16 +101,6 @@
 #  define HAS_VECTORCALL_FLAG Py_TPFLAGS_HAVE_VECTORCALL
 #  define HAS_PUBLIC_VECTORCALL 1
 #endif
-/* DEPRECATION_NAME_FIRST  3.11+: reads of a module's names are specialised
- *                      (LOAD_ATTR_MODULE never calls the read slot), so the
- *                      slot wrapper may look a deprecating module's table up
- *                      before the original slot; before 3.11 every read calls
- *                      the slot, and the table is looked at after a miss. */
-#if PY_VERSION_HEX >= 0x030B0000
-#  define DEPRECATION_NAME_FIRST 1
-#else
-#  define DEPRECATION_NAME_FIRST 0
-#endif
 /* RELOCATE_GETATTR  3.11-3.14: the specialiser refuses LOAD_ATTR on a module
  *                   whose namespace holds '__getattr__'
  *                   (https://github.com/python/cpython/issues/143469, fixed
@@ -123,14 +113,6 @@
 #else
 #  define RELOCATE_GETATTR 0
 #endif
-/* PyThreadState_GetFrame() and PyFrame_GetCode() came with 3.9; 3.8 has
- * PyEval_GetFrame() and a public frame struct (f_code). */
-#if PY_VERSION_HEX >= 0x03090000
-#  define HAS_FRAME_ACCESSORS 1
-#else
-#  define HAS_FRAME_ACCESSORS 0
-#endif
-
 /* Py_NO_INLINE came with 3.9's pyport.h; the same definition for 3.8. */
 #ifndef Py_NO_INLINE
 #  if defined(__GNUC__) || defined(__clang__)
@@ -231,9 +213,11 @@ is_dunder_name(PyObject *name)
 }
 
 NATIVE_INTERNAL int hooked_setattro(PyObject *self, PyObject *name, PyObject *value);
-/* hooked_setattro() without the deprecation tables: the hook or the plain
- * store. */
-NATIVE_INTERNAL int ordinary_setattro(PyObject *self, PyObject *name, PyObject *value);
+/* The type of deprecated() markers and the function called around their
+ * stores through a module (both NULL to stop); the main interpreter's only. */
+NATIVE_INTERNAL int set_marker_hook(PyObject *type, PyObject *callback);
+/* Drop them (*release* 0: the runtime is gone, touch no object). */
+NATIVE_INTERNAL void forget_marker_hook(int release);
 NATIVE_INTERNAL extern PyMethodDef setattr_def;
 NATIVE_INTERNAL extern PyMethodDef delattr_def;
 
@@ -282,8 +266,6 @@ weak_table_find(weak_table *table, PyObject *module)
 
 /* Add *module* (or replace its value); *value* is borrowed. */
 NATIVE_INTERNAL int weak_table_set(weak_table *table, PyObject *module, PyObject *value);
-/* 1 if *module* had an entry (now gone), 0 if not. */
-NATIVE_INTERNAL int weak_table_remove(weak_table *table, PyObject *module);
 /* The callback's work: drop the entry of the weak reference *ref*; 1 if that
  * entry had a value, else 0. */
 NATIVE_INTERNAL int weak_table_forget_ref(weak_table *table, PyObject *ref);
@@ -327,25 +309,10 @@ NATIVE_INTERNAL void stop_getattr_watcher(int release);
 /* uninstall(): every relocated function goes back into its namespace. */
 NATIVE_INTERNAL void return_all_relocated(void);
 
-/* ---- deprecated module attributes (deprecations.c, deprecated_reads.c) ---- */
+/* ---- ModuleType's read slot wrapper, 3.11-3.14 (getattr_wrapper.c) ---- */
 
-/* Module -> its deprecation table, a dict {name: (value, message, category)}
- * shared with the Python side. */
-NATIVE_INTERNAL extern weak_table deprecations;
-/* The store slot's part: a store (*value*) or deletion (NULL) of *name* on
- * *module*, which has a deprecation table. */
-NATIVE_INTERNAL int deprecated_setattro(PyObject *module, PyObject *name, PyObject *value);
-/* set_deprecations(): *table* is a dict, or NULL to drop the module's. */
-NATIVE_INTERNAL int set_module_deprecations(PyObject *module, PyObject *table);
-/* Live modules whose table is not empty. */
-NATIVE_INTERNAL Py_ssize_t deprecating_count(void);
 NATIVE_INTERNAL int getattro_is_wrapped(void);
-/* Check a table entry: (value, message: str, category: Warning subclass);
- * borrowed results, TypeError for anything else. */
-NATIVE_INTERNAL int unpack_entry(PyObject *name, PyObject *item, PyObject **value,
-                                 const char **message, PyObject **category);
-/* The read slot wrapper (deprecated_reads.c): in, and out again (never
- * raises; *release* 0: the runtime is gone, touch no object). */
+/* Interned "__getattr__", made with the first wrap. */
 NATIVE_INTERNAL extern PyObject *getattr_key;
 
 /* Whether *name* is '__getattr__' (any str equal to it; getattr_key is set
@@ -375,16 +342,15 @@ namespace_needs_look(weak_entry *entry)
 }
 NATIVE_INTERNAL int wrap_getattro(void);
 NATIVE_INTERNAL void unwrap_getattro(int release);
-/* Take the wrapper out once no module needs it (no deprecation table, no
- * relocated __getattr__). */
+/* Take the wrapper out once no module needs it (no relocated __getattr__). */
 NATIVE_INTERNAL void release_getattro_wrapper(void);
 NATIVE_INTERNAL int give_wrapper_to(PyTypeObject *type);
 /* Whether reads of *type*'s instances reach the wrapper (not a class with
  * a Python __getattr__/__getattribute__ of its own). */
 NATIVE_INTERNAL int reads_through_wrapper(PyTypeObject *type);
-/* Forget every table and take the read slot wrapper out.  *release* as for
- * weak_table_clear(). */
-NATIVE_INTERNAL void forget_all_deprecations(int release);
+/* Take the read slot wrapper out (uninstall(), the end of the runtime).
+ * *release* as for weak_table_clear(). */
+NATIVE_INTERNAL void forget_getattro_wrapper(int release);
 
 /* Whether the hooks found in *module*'s namespace are called.  Only asked
  * once a hook was found: a store on a module without hooks never pays it. */

@@ -6,7 +6,7 @@
  * fixed in 3.15), so every read of such a module, present names included,
  * takes the read slot: about three times a plain module read.  For a module
  * opted in with enable(), the function moves into the module's entry of the
- * opt-in table and the read slot wrapper (deprecated_reads.c) calls it on a
+ * opt-in table and the read slot wrapper (getattr_wrapper.c) calls it on a
  * miss, so reads of present names specialise again.
  *
  * A __getattr__ that shows up in the namespace again (the rest of the body,

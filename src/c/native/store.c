@@ -271,28 +271,98 @@ store_core(PyObject *self, PyObject *name, PyObject *value)
     return PyObject_GenericSetAttr(self, name, value);
 }
 
+/* ---- deprecated() markers stored through a module ----
+ *
+ * The type of pep726hook.deprecated()'s markers and the Python function to
+ * call around a store of one, both the main interpreter's (set_marker_hook()),
+ * or NULL.  A marker stored through an enabled module becomes a deprecation
+ * of its name; the function decides (it is called with (module, name,
+ * False) before the store, which it may refuse by raising, and (module,
+ * name, True) after it).  Checked by type, so that a store of anything else
+ * costs the slot one comparison. */
+static PyObject *marker_type = NULL;
+static PyObject *marker_callback = NULL;
+
 int
-ordinary_setattro(PyObject *self, PyObject *name, PyObject *value)
+set_marker_hook(PyObject *type, PyObject *callback)
 {
+    if (!is_main_interpreter()) {
+        /* A sub-interpreter's own copy of the package: its markers are of
+         * another type, which the slot does not look for. */
+        return 0;
+    }
+    Py_XINCREF(type);
+    Py_XINCREF(callback);
+    PyObject *old_type = marker_type, *old_callback = marker_callback;
+    marker_type = type;
+    marker_callback = callback;
+    Py_XDECREF(old_type);
+    Py_XDECREF(old_callback);
+    return 0;
+}
+
+void
+forget_marker_hook(int release)
+{
+    if (release) {
+        (void)set_marker_hook(NULL, NULL);
+    }
+    else {
+        /* They belonged to the finished runtime. */
+        marker_type = NULL;
+        marker_callback = NULL;
+    }
+}
+
+static int
+call_marker_hook(PyObject *callback, PyObject *module, PyObject *name, PyObject *stored)
+{
+    PyObject *result = PyObject_CallFunctionObjArgs(callback, module, name, stored, NULL);
+    Py_XDECREF(result);
+    return result == NULL ? -1 : 0;
+}
+
+static Py_NO_INLINE int
+store_marker(PyObject *self, PyObject *name, PyObject *value)
+{
+    PyObject *callback = marker_callback;
+    if (callback == NULL || !is_main_interpreter()) {
+        return store_core(self, name, value);
+    }
+    /* Held: the call may replace it. */
+    Py_INCREF(callback);
+    int result = -1;
+    if (call_marker_hook(callback, self, name, Py_False) == 0 &&
+        store_core(self, name, value) == 0) {
+        result = call_marker_hook(callback, self, name, Py_True);
+    }
+    Py_DECREF(callback);
+    return result;
+}
+
+/* A store: a marker's goes through store_marker(). */
+static inline int
+store_value(PyObject *self, PyObject *name, PyObject *value)
+{
+    if (value != NULL && (PyObject *)Py_TYPE(value) == marker_type) {
+        return store_marker(self, name, value);
+    }
     return store_core(self, name, value);
 }
 
-/* A store while some module has a deprecation table or a relocated
- * __getattr__: that module's go to deprecated_setattro() (which takes
- * ordinary_setattro() for the store itself); a store of '__getattr__' puts
- * a relocated one back into the namespace first.  Out of line, so that the slot saves no register for it. */
+#if RELOCATE_GETATTR
+/* A store while some module's __getattr__ is relocated: a store of
+ * '__getattr__' puts it back into the namespace first.  Out of line, so that
+ * the slot saves no register for it. */
 static Py_NO_INLINE int
-setattro_while_deprecating(PyObject *self, PyObject *name, PyObject *value)
+setattro_while_relocating(PyObject *self, PyObject *name, PyObject *value)
 {
-    if (relocating_count != 0 && is_getattr_name(name) && return_relocated_getattr(self) < 0) {
+    if (is_getattr_name(name) && return_relocated_getattr(self) < 0) {
         return -1;
     }
-    if (weak_table_find(&deprecations, self) != NULL) {
-        return deprecated_setattro(self, name, value);
-    }
-    int result = store_core(self, name, value);
-    if (result == 0 && value != NULL && relocating_count != 0 && PyUnicode_Check(name) &&
-        is_dunder_name(name) && PyUnicode_CompareWithASCIIString(name, "__class__") == 0 &&
+    int result = store_value(self, name, value);
+    if (result == 0 && value != NULL && PyUnicode_Check(name) && is_dunder_name(name) &&
+        PyUnicode_CompareWithASCIIString(name, "__class__") == 0 &&
         weak_table_find(&opt_ins, self) != NULL) {
         /* `module.__class__ = Own`, Own created since the read slot was
          * wrapped: give Own the wrapper, or the held __getattr__ would be
@@ -305,21 +375,19 @@ setattro_while_deprecating(PyObject *self, PyObject *name, PyObject *value)
     }
     return result;
 }
+#endif
 
-/* The slot.  While no module has a deprecation table or (3.11-3.14) a
- * relocated __getattr__, they cost the common store a load and a branch
- * each. */
+/* The slot.  While no module has (3.11-3.14) a relocated __getattr__, that
+ * costs the common store a load and a branch; a marker's type, another. */
 int
 hooked_setattro(PyObject *self, PyObject *name, PyObject *value)
 {
 #if RELOCATE_GETATTR
-    if (deprecations.count != 0 || relocating_count != 0) {
-#else
-    if (deprecations.count != 0) {
-#endif
-        return setattro_while_deprecating(self, name, value);
+    if (relocating_count != 0) {
+        return setattro_while_relocating(self, name, value);
     }
-    return store_core(self, name, value);
+#endif
+    return store_value(self, name, value);
 }
 
 static int

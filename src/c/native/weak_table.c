@@ -1,5 +1,5 @@
 /* Tables of modules held weakly, keyed by address: the opted-in modules
- * (opt_in.c) and the deprecation tables (deprecations.c).
+ * (opt_in.c).
  *
  * An open-addressing table of module addresses (linear probing,
  * backward-shift deletion), each with a weak reference whose callback removes
@@ -111,26 +111,6 @@ weak_table_set(weak_table *table, PyObject *module, PyObject *value)
     }
     Py_XINCREF(value);
     weak_table_put(table, module, ref, value);
-    return 0;
-}
-
-int
-weak_table_remove(weak_table *table, PyObject *module)
-{
-    if (table->count == 0) {
-        return 0;
-    }
-    size_t mask = table->capacity - 1;
-    for (size_t i = weak_table_home(table, module); table->entries[i].module != NULL;
-         i = (i + 1) & mask) {
-        if (table->entries[i].module == module) {
-            PyObject *ref, *value;
-            weak_table_remove_at(table, i, &ref, &value);
-            Py_DECREF(ref);
-            Py_XDECREF(value);
-            return 1;
-        }
-    }
     return 0;
 }
 
