@@ -266,18 +266,14 @@ def test_helper_replacing_a_named_module_with_a_wrapper(document: dict[str, Any]
     )
     assert "(_ModuleWithDeprecations.__getattr__), on every interpreter" in finding["read_cost"]
     suggestion = finding["suggestion"]
+    # A deprecation: deprecate_attribute() from the helper, no hooks.
     assert suggestion.startswith(
-        'have deprecated put the hooks "def __setattr__(name, value): ..." and'
-        ' "def __delattr__(name): ..." into the namespace of the module it is given'
+        "have deprecated call pep726hook.deprecate_attribute(module, name, message) for each"
+        " name on the module it is given"
     )
-    assert "pep726hook.enable(module)" in suggestion
     assert "keeping class _ModuleWithDeprecations only as the fallback" in suggestion
-    # A deprecation: PEP 562 for reads, with what that costs.
-    assert "for the deprecated names, take them out of the namespace and warn from a PEP 562" in (
-        suggestion
-    )
-    assert "not specialised, on CPython 3.11-3.14" in suggestion
-    assert "pep726hook.deprecated" not in suggestion  # no such API yet
+    assert "the module stays in sys.modules and its own code keeps the names" in suggestion
+    assert "__setattr__" not in suggestion
 
 
 def test_calls_of_a_helper_in_the_same_distribution(document: dict[str, Any]) -> None:
@@ -422,14 +418,19 @@ DEPRECATING_GETATTR = """\
 
 
 @pytest.mark.parametrize("thorough", [False, True])
-def test_deprecating_getattr_is_told_about_deprecated(tmp_path: Path, thorough: bool) -> None:
+def test_deprecating_getattr_is_told_to_opt_in_and_about_deprecate_attribute(
+    tmp_path: Path, thorough: bool
+) -> None:
     (finding,) = scan_source(tmp_path, DEPRECATING_GETATTR, thorough)
     assert finding.suggestion is not None
-    assert finding.suggestion.startswith(
-        "where this __getattr__ only warns about deprecated names, declare each of them with"
-        " pep726hook.deprecated() instead"
+    # Opting in keeps the module's reads specialised under the native engine;
+    # deprecate_attribute() is the way when the module's own code needs the names.
+    assert finding.suggestion.startswith("opt the module in with pep726hook.enable(module)")
+    assert (
+        "pep726hook.deprecate_attribute(__name__, name, message) keeps them in the namespace"
+        in finding.suggestion
     )
-    assert "otherwise opt the module in with pep726hook.enable(module)" in finding.suggestion
+    assert '"Migrating a deprecation helper"' in finding.suggestion
 
 
 # The pattern of the "For library authors" guide: the class and the

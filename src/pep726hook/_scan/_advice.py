@@ -20,6 +20,7 @@ SUBCLASS_READS = "CPython 3.11-3.13"
 NAMESPACE_GETATTR_READS = "CPython 3.11-3.14"
 
 _LIBRARY_AUTHORS_GUIDE = 'documentation, "For library authors"'
+_MIGRATION_GUIDE = '"Migrating a deprecation helper"'
 
 
 class ClassFacts(NamedTuple):
@@ -76,11 +77,11 @@ def getattr_advice(opted_in: bool, deprecation: bool) -> str:
     if not deprecation:
         return advice
     return (
-        "where this __getattr__ only warns about deprecated names, declare each of them with"
-        ' pep726hook.deprecated() instead (Old = pep726hook.deprecated(New, "use New") before'
-        ' pep726hook.enable(__name__); documentation, "Deprecating module attributes") and remove'
-        " the __getattr__: reads, imports, stores and deletions of those names warn, and the"
-        f" module's reads are specialised again on every engine; otherwise {advice}"
+        f"{advice}; where this __getattr__ serves deprecated names that the module's own code"
+        " needs too, pep726hook.deprecate_attribute(__name__, name, message) keeps them in the"
+        " namespace and warns on reads, imports, stores and deletions through the module, at the"
+        " cost of unspecialised reads of that module (documentation, "
+        f"{_MIGRATION_GUIDE})"
     )
 
 
@@ -151,6 +152,8 @@ def suggestion(facts: ClassFacts, helper: str | None = None) -> str:
             " (module = types.ModuleType(name); module.__dict__.update(namespace)) and opt that"
             " module in with pep726hook.enable(module)"
         )
+    if facts.deprecation:
+        return _deprecation_suggestion(facts, helper)
     hooks = " and ".join(_hooks(facts) or ['"def __setattr__(name, value): ..."'])
     if helper:
         start = (
@@ -164,14 +167,7 @@ def suggestion(facts: ClassFacts, helper: str | None = None) -> str:
         f"keeping class {facts.name} only as the fallback where pep726hook cannot be imported"
         f" ({_LIBRARY_AUTHORS_GUIDE})"
     )
-    if facts.deprecation:
-        reads = (
-            "; for the deprecated names, take them out of the namespace and warn from a PEP 562"
-            ' "def __getattr__(name): ..." for reads, and from the hooks for stores and deletes'
-            f" (reads of the module are then not specialised, on {NAMESPACE_GETATTR_READS},"
-            f" because its namespace holds __getattr__: {read_cost(facts)} today)"
-        )
-    elif facts.getattribute or facts.getattr:
+    if facts.getattribute or facts.getattr:
         reads = (
             '; the reads it computes become a PEP 562 "def __getattr__(name): ..." that only names'
             " missing from the namespace reach (the module's reads are then not specialised, on"
@@ -193,3 +189,21 @@ def suggestion(facts: ClassFacts, helper: str | None = None) -> str:
             " reads are plain module reads"
         )
     return f"{start}, {fallback}{reads}"
+
+
+def _deprecation_suggestion(facts: ClassFacts, helper: str | None) -> str:
+    # A class that exists to deprecate names: PEP 726's form is no hook at
+    # all but pep726hook.deprecate_attribute(), which keeps the names in the
+    # namespace (the module's own code reads them) and keeps sys.modules.
+    call = "pep726hook.deprecate_attribute(module, name, message)"
+    if helper:
+        start = f"have {helper} call {call} for each name on the module it is given"
+    else:
+        start = f"call {call.replace('module,', '__name__,')} for each deprecated name"
+    return (
+        f"{start} (warn= routes the warning through the library's own function), keeping class"
+        f" {facts.name} only as the fallback where pep726hook cannot be imported (documentation,"
+        f" {_MIGRATION_GUIDE}): the module stays in sys.modules and its own code keeps the names;"
+        " its reads are not specialised while it has deprecated names, as under any ModuleType"
+        " subclass"
+    )
