@@ -10,7 +10,7 @@ import os
 import subprocess
 import sys
 import tempfile
-from typing import Mapping
+from typing import Any, Callable, Mapping
 
 # A module with hooks, defined at top level and reading its own globals as a
 # real module's would; and one without.
@@ -85,3 +85,25 @@ def per_iteration(
             file.write(worker)
         counts = [callgrind([sys.executable, script, config, str(n)], env) for n in loops]
     return (counts[1] - counts[0]) / ((long - short) * per_loop)
+
+
+def module_reader(attribute: str, reads_per_loop: int) -> Callable[[int, Any], float]:
+    """A function timing *loops* x *reads_per_loop* reads of ``module.<attribute>``.
+
+    The module is a local of the function, so each read is the LOAD_ATTR of a
+    module object that the specialiser sees, as in a library's caller.
+    """
+    import time
+
+    reads = "".join(f"        module.{attribute}\n" for _ in range(reads_per_loop))
+    source = (
+        "def read(loops, module):\n"
+        "    start = perf_counter()\n"
+        "    for _ in range(loops):\n"
+        f"{reads}"
+        "    return perf_counter() - start\n"
+    )
+    namespace: dict[str, Any] = {"perf_counter": time.perf_counter}
+    exec(source, namespace)
+    read: Callable[[int, Any], float] = namespace["read"]
+    return read

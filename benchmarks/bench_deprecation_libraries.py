@@ -55,7 +55,6 @@ import platform
 import subprocess
 import sys
 import tempfile
-import time
 from typing import Any, Callable
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -229,18 +228,11 @@ def prepare(case: str, modules: str) -> tuple[Any, str]:
 
 def reader(attribute: str) -> Callable[[int, Any], float]:
     """A function timing *loops* x 10 reads of ``module.<attribute>`` (a local: LOAD_ATTR)."""
-    reads = "".join(f"        module.{attribute}\n" for _ in range(READS_PER_LOOP))
-    source = (
-        "def read(loops, module):\n"
-        "    start = perf_counter()\n"
-        "    for _ in range(loops):\n"
-        f"{reads}"
-        "    return perf_counter() - start\n"
-    )
-    namespace: dict[str, Any] = {"perf_counter": time.perf_counter}
-    exec(source, namespace)
-    read: Callable[[int, Any], float] = namespace["read"]
-    return read
+    # Imported here: the script's directory is on sys.path when it runs, not
+    # when a test loads it from its file.
+    from _shared import module_reader
+
+    return module_reader(attribute, READS_PER_LOOP)
 
 
 # -- pyperf -------------------------------------------------------------------------------
