@@ -180,21 +180,25 @@ def give_deprecating_class(module: ModuleType) -> "Callable[[], object] | None":
     lock (lock rule 1) before calling again, whose result the caller keeps
     alive until then (the cache is weak).  Runs no user code itself.
     """
-    base = lasting_class(module)
-    cls = composed_deprecating_class_for(base)
-    if cls is None:
-        return lambda: deprecating_class_for(base)
-    if type(module) is not cls:
-        set_class_bypassing_hooks(module, "__class__", cls)
-    return None
+    return _give_class(module, composed_deprecating_class_for, deprecating_class_for)
 
 
 def give_pending_markers_class(module: ModuleType) -> "Callable[[], object] | None":
     """Give *module* :func:`pending_markers_class_for` its class, as :func:`give_deprecating_class`."""
+    return _give_class(module, composed_pending_markers_class_for, pending_markers_class_for)
+
+
+def _give_class(
+    module: ModuleType,
+    composed_for: "Callable[[type], type | None]",
+    class_for: "Callable[[type], type]",
+) -> "Callable[[], object] | None":
+    # The class composed_for() finds for the module's lasting class, or the
+    # composing (class_for) for the caller to do without the install lock.
     base = lasting_class(module)
-    cls = composed_pending_markers_class_for(base)
+    cls = composed_for(base)
     if cls is None:
-        return lambda: pending_markers_class_for(base)
+        return lambda: class_for(base)
     if type(module) is not cls:
         set_class_bypassing_hooks(module, "__class__", cls)
     return None
