@@ -31,7 +31,7 @@ import _weakref
 import sys
 
 from . import _state
-from ._composition import DeprecatedValue, Deprecation
+from ._composition import DeprecatedValue, Deprecation, namespace_of
 from ._state import deprecation_table_of, deprecation_tables
 
 # Named here too: the tables' own module.
@@ -266,7 +266,7 @@ def check_name(name: str, caller: str) -> None:
 def _namespace(module: ModuleType) -> "dict[str, Any]":
     # A module made with ModuleType.__new__ alone has no namespace before
     # Python 3.11 (its __dict__ is None): it holds no names, deprecated or not.
-    namespace: dict[str, Any] | None = vars(ModuleType)["__dict__"].__get__(module)
+    namespace: dict[str, Any] | None = namespace_of(module)
     return {} if namespace is None else namespace
 
 
