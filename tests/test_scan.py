@@ -390,14 +390,39 @@ def test_unknown_distribution_is_a_usage_error(
     assert "pep726hook scan: error: no installed distribution named no-such-dist" in err
 
 
-@pytest.mark.parametrize("name", ["/nonexistent", "src/pkg", "."])
+@pytest.mark.parametrize("name", ["tree", "tree/mod.py", "."])
 def test_a_path_given_as_dist_gets_a_hint_at_path(
+    name: str,
+    site: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    (tmp_path / "tree").mkdir()
+    (tmp_path / "tree" / "mod.py").write_text("def __dir__():\n    return []\n")
+    monkeypatch.chdir(tmp_path)
+    assert _scan.main(["--site", str(site), name]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert f"no installed distribution named {name} in {site}" in err
+    assert err.endswith(f"to scan a source tree or file, give it as --path {name}\n")
+    assert "Traceback" not in err
+    # The hint is right: the same name after --path scans it.
+    document = run_json(capsys, "--path", name)
+    assert "module_dir" in [f["kind"] for f in document["findings"]]
+
+
+@pytest.mark.parametrize("name", ["/nonexistent", "src/pkg"])
+def test_a_missing_path_given_as_dist_says_it_does_not_exist(
     name: str, site: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     assert _scan.main(["--site", str(site), name]) == 2
-    err = capsys.readouterr().err
-    assert f"no installed distribution named {name} in {site}" in err
-    assert f"to scan a source tree, give it as --path {name}" in err
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.endswith(
+        f"no installed distribution named {name} in {site} (nor any file or directory {name})\n"
+    )
+    assert "--path" not in err.splitlines()[-1]
 
 
 def test_a_distribution_name_gets_no_path_hint(
@@ -673,7 +698,7 @@ def test_public_scan_refuses_bad_arguments_clearly(site: Path, tmp_path: Path) -
         pep726hook.scan("hooked", site=[str(site)])  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="paths must be a sequence"):
         pep726hook.scan(paths=str(tmp_path))  # type: ignore[arg-type]
-    with pytest.raises(NotADirectoryError, match="nonexistent"):
+    with pytest.raises(FileNotFoundError, match="nonexistent"):
         pep726hook.scan(paths=[str(tmp_path / "nonexistent")])
     with pytest.raises(NotADirectoryError):
         pep726hook.scan(site=[str(tmp_path / "nonexistent")])

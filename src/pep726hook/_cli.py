@@ -38,14 +38,18 @@ if TYPE_CHECKING:
 
 USAGE_STATUS = 2
 
-USAGE = """\
-usage: {prog} [--engine ENGINE] [--fast-getattr] [--] TARGET [args ...]
-       {prog} run [--engine ENGINE] [--fast-getattr] [--] TARGET [args ...]
-       {prog} scan [scan arguments ...]
-       {prog} info
-       {prog} -h | --help | --version
-"""
+#: The command lines of ``pep726hook``, each after the program's name.
+USAGE_FORMS = (
+    "[--engine ENGINE] [--fast-getattr] [--] TARGET [args ...]",
+    "run [--engine ENGINE] [--fast-getattr] [--] TARGET [args ...]",
+    "scan [scan arguments ...]",
+    "info",
+    "-h | --help | --version",
+)
 
+# The help texts are laid out by fit_help(): paragraphs start at the margin,
+# and a list entry is two spaces, its term, two or more spaces and its
+# description, which may go on in lines indented deeper.
 HELP = """\
 Run a Python program with PEP 726 module __setattr__/__delattr__ hooks on.
 
@@ -66,36 +70,161 @@ options (only before TARGET):
   --version        show the version and the engines available, and exit
 
 subcommands:
-  run              the same as giving TARGET directly (for a script named "scan")
-  scan             find the modules PEP 726 hooks concern, without importing
-                   them (`{prog} scan --help`)
-  info             show the engines this interpreter has (and why one is
-                   missing) and whether the hook is on in this process
+  run   the same as giving TARGET directly (for a script named "scan")
+  scan  find the modules PEP 726 hooks concern, without importing them
+        (`{prog} scan --help`)
+  info  show the engines this interpreter has (and why one is missing)
+        and whether the hook is on in this process
 
 The program runs as __main__ exactly as with `python TARGET`, and
 {activation}=1 and {variable}=<engine> are exported (and
 {fast_getattr}=1 with --fast-getattr) so that child Python processes
 (subprocess, multiprocessing, concurrent.futures) start with the hook on as
-well.  An engine named here replaces one that {activation}
-already turned on at start-up.
+well. An engine named here replaces one that {activation} already turned on
+at start-up.
 
 exit status: the program's own, as with python (1 after an uncaught
 exception; after Ctrl-C the process ends by SIGINT, as python's does, which a
 shell reports as 130); 2 for a usage error.
 """
 
-INFO_USAGE = "usage: {prog} info [-h]\n"
+INFO_USAGE_FORMS = ("info [-h]",)
 
 INFO_HELP = """\
 Show what pep726hook can do in this interpreter: its version, the engines
 available (and why the native engine is missing, with how to see the
 compiler's error), whether the hook is on in this process and what turned it
-on, and how ${activation}, ${variable} and
-${fast_getattr} are understood.
+on, and how ${activation}, ${variable} and ${fast_getattr} are understood.
 
 options:
   -h, --help  show this help and exit
 """
+
+#: The widest help we print, whatever the terminal: wider lines are hard to read.
+MAX_HELP_WIDTH = 80
+#: The narrowest: below it, wrapping would leave a word or two per line.
+MIN_HELP_WIDTH = 40
+
+
+def help_width() -> int:
+    """The width to lay help out in: the terminal's (``$COLUMNS`` first), within 40 to 80.
+
+    A ``$COLUMNS`` that is not a positive number is ignored, as
+    :func:`shutil.get_terminal_size` ignores it (then the terminal's width,
+    else 80).
+    """
+    import shutil
+
+    columns = shutil.get_terminal_size().columns
+    return min(MAX_HELP_WIDTH, max(MIN_HELP_WIDTH, columns))
+
+
+def wrap_words(text: str, width: int, indent: str = "", more: "str | None" = None) -> "list[str]":
+    """*text* in lines of at most *width*, the first after *indent*, the others after *more*.
+
+    Lines break between words only, never inside one, not at its hyphens
+    either (``--fast-getattr``, ``3.11-3.14``, paths): a word longer than a
+    line (a URL) stays whole, alone on its line.  Words joined by
+    :data:`GLUE` stay on one line, printed with a space between them.
+    """
+    import textwrap
+
+    lines = textwrap.wrap(
+        text,
+        width,
+        initial_indent=indent,
+        subsequent_indent=indent if more is None else more,
+        break_long_words=False,
+        break_on_hyphens=False,
+    )
+    return [line.replace(GLUE, " ") for line in lines] or [indent.rstrip()]
+
+
+#: Joins words that :func:`wrap_words` keeps on one line (a bracketed option
+#: of a usage line, a command in backquotes, "CPython 3.12.1").
+GLUE = "\N{NO-BREAK SPACE}"
+
+
+def _glued(text: str) -> str:
+    import re
+
+    return re.sub(r"`[^`]*`", lambda match: match.group().replace(" ", GLUE), text)
+
+
+def fit_usage(prog: str, forms: "Sequence[str]", width: int) -> str:
+    """``usage: PROG FORM`` for each of *forms*, wrapped between options as argparse does."""
+    import re
+
+    lines = []
+    for number, form in enumerate(forms):
+        head = f"{'usage:' if number == 0 else '      '} {prog}"
+        # A bracketed option, or a word: the units that are never split.
+        units = re.findall(r"\[[^\]]*\]|\S+", form)
+        text = " ".join(unit.replace(" ", GLUE) for unit in units)
+        more = " " * (len(head) + 1)
+        if len(more) > width * 3 // 4:
+            more = " " * 11  # a long program name: under the first words instead
+        lines += wrap_words(f"{head} {text}", width, "", more)
+    return "\n".join(lines) + "\n"
+
+
+def fit_help(text: str, width: int) -> str:
+    """*text* (laid out as :data:`HELP` is) wrapped to *width*, lists kept in columns.
+
+    The descriptions of a list start in one column, two spaces after its
+    longest term; where that leaves them too little room, or for a term too
+    long for the column, they start on the next line, indented.
+    """
+    out: "list[str]" = []
+    lines = text.splitlines()
+    index = 0
+    while index < len(lines):
+        line = lines[index]
+        if not line:
+            out.append("")
+            index += 1
+        elif line.startswith("  "):
+            entries: "list[tuple[str, str]]" = []
+            while index < len(lines) and lines[index].startswith("  "):
+                line = lines[index]
+                if line.startswith("   ") and entries:
+                    term, description = entries[-1]
+                    entries[-1] = (term, f"{description} {line.strip()}")
+                else:
+                    term, _, description = line[2:].partition("  ")
+                    entries.append((term, description.strip()))
+                index += 1
+            out += _fit_entries(entries, width)
+        else:
+            paragraph = []
+            while index < len(lines) and lines[index] and not lines[index].startswith(" "):
+                paragraph.append(lines[index])
+                index += 1
+            out += wrap_words(_glued(" ".join(paragraph)), width)
+    return "".join(line + "\n" for line in out)
+
+
+#: The widest term that keeps its description beside it.
+_MAX_TERM = 22
+#: The narrowest description column worth keeping beside the terms.
+_MIN_DESCRIPTION = 30
+
+
+def _fit_entries(entries: "list[tuple[str, str]]", width: int) -> "list[str]":
+    short = [len(term) for term, _ in entries if len(term) <= _MAX_TERM]
+    column = 2 + max(short, default=0) + 2
+    if width - column < _MIN_DESCRIPTION:
+        column = 6
+    lines: "list[str]" = []
+    for term, description in entries:
+        first = f"  {term}"
+        description = _glued(description)
+        if len(first) + 2 <= column:
+            lines += wrap_words(description, width, first.ljust(column), " " * column)
+        else:
+            lines.append(first)
+            lines += wrap_words(description, width, " " * column)
+    return lines
 
 
 def main(argv: "Sequence[str] | None" = None) -> int:
@@ -121,21 +250,22 @@ def main(argv: "Sequence[str] | None" = None) -> int:
     except UsageError as error:
         return usage_error(prog, str(error))
     if options.action == "help":
-        return _finish_output(_print(_help_text(USAGE, HELP, prog)))
+        return _finish_output(_print(_help_text(USAGE_FORMS, HELP, prog)))
     if options.action == "version":
         return _finish_output(_print(version_line()))
     return _run(options, prog)
 
 
-def _help_text(usage: str, details: str, prog: str) -> str:
-    """*usage* and *details* with the program name and the variables' names filled in."""
+def _help_text(forms: "Sequence[str]", details: str, prog: str) -> str:
+    """The usage *forms* and *details*, names filled in, fitted to the terminal's width."""
     names = {
         "prog": prog,
         "variable": ENGINE_VARIABLE,
         "activation": ACTIVATION_VARIABLE,
         "fast_getattr": FAST_GETATTR_VARIABLE,
     }
-    return usage.format(**names) + "\n" + details.format(**names)
+    width = help_width()
+    return fit_usage(prog, forms, width) + "\n" + fit_help(details.format(**names), width)
 
 
 def _run(options: "Options", prog: str) -> int:
@@ -223,7 +353,7 @@ def _fast_getattr_status(engine: str) -> str:
 
 def _info(prog: str, argv: "list[str]") -> int:
     if argv and argv[0] in ("-h", "--help"):
-        return _print(_help_text(INFO_USAGE, INFO_HELP, prog))
+        return _print(_help_text(INFO_USAGE_FORMS, INFO_HELP, prog))
     if argv:
         return usage_error(prog, f"info takes no arguments, not {argv[0]!r}")
     return _print(info())
@@ -257,7 +387,7 @@ def _python_version() -> str:
 
 def usage_error(prog: str, message: str) -> int:
     """Report a usage error as argparse does: usage, then ``prog: error: message``."""
-    write(sys.stderr, USAGE.format(prog=prog) + f"{prog}: error: {message}\n")
+    write(sys.stderr, fit_usage(prog, USAGE_FORMS, help_width()) + f"{prog}: error: {message}\n")
     return USAGE_STATUS
 
 

@@ -21,6 +21,7 @@ NAMESPACE_GETATTR_READS = "CPython 3.11-3.14"
 
 _LIBRARY_AUTHORS_GUIDE = 'documentation, "For library authors"'
 _MIGRATION_GUIDE = '"Migrating a deprecation helper"'
+_FAST_GETATTR_GUIDE = 'documentation, "Fast reads of __getattr__ modules"'
 
 
 class ClassFacts(NamedTuple):
@@ -44,17 +45,32 @@ class ClassFacts(NamedTuple):
         return bool(self.overrides)
 
 
-def getattr_read_cost() -> str:
-    """The read cost of a module-level PEP 562 ``__getattr__``."""
-    return (
+def getattr_read_cost(opted_in: bool = False) -> str:
+    """The read cost of a module-level PEP 562 ``__getattr__``.
+
+    *opted_in*: the module calls ``pep726hook.enable()``, which decides
+    (per engine and version, and as its author chose) whether the function
+    stays in the namespace; the cost is then stated for both outcomes.
+    """
+    unspecialised = (
         "reads of this module are not specialised while its namespace holds __getattr__,"
         f" on {NAMESPACE_GETATTR_READS}"
     )
+    if not opted_in:
+        return unspecialised
+    return (
+        "none where pep726hook.enable() takes __getattr__ out of the namespace (its native"
+        f" engine); where it stays there (the class engine, or without pep726hook), {unspecialised}"
+    )
 
 
-_ENABLE_KEEPS_READS_FAST = (
-    "pep726hook keeps its reads specialised under the native engine, on"
-    f" {NAMESPACE_GETATTR_READS}, although its namespace holds __getattr__"
+_FAST_GETATTR_SWITCH = (
+    "python -m pep726hook --fast-getattr, or PEP726HOOK_FAST_GETATTR=1"
+    f" ({_FAST_GETATTR_GUIDE})"
+)
+_ENABLE_CHOICE = (
+    "whether enable() keeps its reads specialised, and what that changes for other modules:"
+    f" {_LIBRARY_AUTHORS_GUIDE}"
 )
 
 
@@ -63,25 +79,46 @@ def getattr_advice(opted_in: bool, deprecation: bool) -> str:
 
     *opted_in*: the module already calls ``pep726hook.enable()``;
     *deprecation*: the function mentions a deprecation (then it may only
-    serve deprecated names, which ``pep726hook.deprecated()`` does without it).
+    serve deprecated names, which ``pep726hook.deprecate_attribute()`` serves
+    without it).  The deprecation advice says nothing of read speed: what a
+    deprecating module's reads cost is the deprecation documentation's to say.
     """
     if opted_in:
-        advice = (
-            f"none: the module opts in with pep726hook.enable(), and {_ENABLE_KEEPS_READS_FAST}"
-        )
+        advice = f"none: the module opts in with pep726hook.enable() ({_ENABLE_CHOICE})"
     else:
         advice = (
-            "opt the module in with pep726hook.enable(module) (pep726hook.enable(__name__) in the"
-            f" module itself): once it is, {_ENABLE_KEEPS_READS_FAST}"
+            "to keep its reads specialised, opt the module in with pep726hook.enable(__name__)"
+            f" in the module itself ({_ENABLE_CHOICE}); an application can do the same for every"
+            f" module with a __getattr__, without editing any: {_FAST_GETATTR_SWITCH}"
         )
     if not deprecation:
         return advice
     return (
-        f"{advice}; where this __getattr__ serves deprecated names that the module's own code"
-        " needs too, pep726hook.deprecate_attribute(__name__, name, message) keeps them in the"
-        " namespace and warns on reads, imports, stores and deletions through the module, at the"
-        " cost of unspecialised reads of that module (documentation, "
-        f"{_MIGRATION_GUIDE})"
+        f"{advice}; where this __getattr__ serves deprecated names,"
+        " pep726hook.deprecate_attribute(__name__, name, message) warns on reads, imports, stores"
+        " and deletions through the module while the module's own code keeps the names"
+        f" (documentation, {_MIGRATION_GUIDE})"
+    )
+
+
+#: The suggestion of a finding in the standard library that has one elsewhere.
+STDLIB_NOTE = (
+    "informational only, not a suggestion to edit the standard library: this is how CPython"
+    " itself is written, and the read cost is what a program that uses it pays"
+)
+
+
+def stdlib_advice(kind: str) -> str:
+    """The suggestion of a *kind* finding in the standard library, which nobody should edit.
+
+    A PEP 562 ``__getattr__`` there is one thing a program can still act
+    on, from outside: the fast-getattr switch.
+    """
+    if kind != "module_getattr":
+        return STDLIB_NOTE
+    return (
+        "informational only, not a suggestion to edit the standard library; a program can keep"
+        f" this module's reads specialised without editing it: {_FAST_GETATTR_SWITCH}"
     )
 
 
@@ -203,7 +240,5 @@ def _deprecation_suggestion(facts: ClassFacts, helper: str | None) -> str:
     return (
         f"{start} (warn= routes the warning through the library's own function), keeping class"
         f" {facts.name} only as the fallback where pep726hook cannot be imported (documentation,"
-        f" {_MIGRATION_GUIDE}): the module stays in sys.modules and its own code keeps the names;"
-        " its reads are not specialised while it has deprecated names, as under any ModuleType"
-        " subclass"
+        f" {_MIGRATION_GUIDE}): the module stays in sys.modules and its own code keeps the names"
     )

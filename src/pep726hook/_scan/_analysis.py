@@ -383,7 +383,8 @@ class _Analysis:
                 yield Item(stmt.lineno, kind, detail, advice, read_cost=cost)
             else:
                 advice = getattr_advice(self.opted_in, _mentions_deprecation(stmt))
-                yield Item(stmt.lineno, kind, detail, advice, read_cost=getattr_read_cost())
+                cost = getattr_read_cost(self.opted_in)
+                yield Item(stmt.lineno, kind, detail, advice, read_cost=cost)
 
     # ---- what a module is, in an expression
 

@@ -7,6 +7,7 @@ import os
 import sys
 from typing import TYPE_CHECKING
 
+from .._cli import help_width, wrap_words
 from ._files import Exclusion
 from ._model import KINDS, ScanResult, UnknownDistributionError
 from ._scanner import scan
@@ -43,6 +44,25 @@ def _looks_like_path(name: str) -> bool:
     return any(separator in name for separator in separators) or os.path.exists(name)
 
 
+def _unreadable(path: str) -> str | None:
+    """Why *path*, named on the command line, cannot be scanned; None if it can.
+
+    A file or directory in a tree that cannot be read is listed as skipped;
+    one named by the user is a usage error, as a typo in the name is.
+    """
+    if not os.path.exists(path):
+        return f"no such file or directory: {path}"
+    try:
+        if os.path.isdir(path):
+            os.listdir(path)
+        else:
+            # Non-blocking: a FIFO is not waited for here (the scan skips it).
+            os.close(os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)))
+    except OSError as exc:
+        return f"cannot read {path}: {exc.strerror or exc}"
+    return None
+
+
 def exit_status(result: ScanResult, fail_on: Sequence[str]) -> int:
     """:data:`FOUND_STATUS` if *result* has a finding of a kind in *fail_on*, else :data:`OK_STATUS`.
 
@@ -53,10 +73,28 @@ def exit_status(result: ScanResult, fail_on: Sequence[str]) -> int:
     return FOUND_STATUS if any(f.kind in wanted for f in result.findings) else OK_STATUS
 
 
+class _HelpFormatter(argparse.HelpFormatter):
+    """argparse's layout, within 40 to 80 columns, with lines broken only between words.
+
+    argparse alone fills the whole terminal, however wide, and breaks a word
+    longer than a line (the documentation's URL) in two.
+    """
+
+    def __init__(self, prog: str) -> None:
+        super().__init__(prog, width=help_width())
+
+    def _split_lines(self, text: str, width: int) -> list[str]:
+        return wrap_words(" ".join(text.split()), width)
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        return "\n".join(wrap_words(" ".join(text.split()), width, indent))
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``pep726hook scan``."""
     parser = argparse.ArgumentParser(
         prog="pep726hook scan",
+        formatter_class=_HelpFormatter,
         description=(
             "Report modules with module-level __setattr__/__delattr__, the ModuleType "
             "__class__ workaround, and PEP 562 __getattr__/__dir__, without importing "
@@ -65,6 +103,8 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=(
             "Installed distributions are scanned unless --path is given without DIST or --site; "
             "pep726hook itself only when named as DIST. "
+            "Findings in the standard library are informational, not suggestions to edit "
+            "CPython. "
             "The table fits the terminal's width ($COLUMNS). "
             "Exit status: 1 when --fail-on is given and a finding of a kind it names was "
             "reported, 2 on a usage error, 0 otherwise (the scan completed; files that could "
@@ -83,11 +123,19 @@ def build_parser() -> argparse.ArgumentParser:
         "--path",
         action="append",
         default=[],
-        metavar="DIR",
-        help="scan the source tree DIR; modules are named relative to it (repeatable)",
+        metavar="PATH",
+        help="scan the source tree or file PATH; modules are named relative to it (repeatable)",
     )
     parser.add_argument(
-        "--stdlib", action="store_true", help="also scan the standard library of this interpreter"
+        "--stdlib",
+        action="store_true",
+        help="also scan the standard library of this interpreter, without its own tests",
+    )
+    parser.add_argument(
+        "--stdlib-tests",
+        action="store_true",
+        help="also scan the standard library's own test packages (its test, tests and "
+        "idle_test directories); implies --stdlib",
     )
     parser.add_argument(
         "--site",
@@ -139,9 +187,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     try:
         args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
-        for directory in [*args.path, *(args.site or ())]:
-            if not os.path.isdir(directory):
-                parser.error(f"not a directory: {directory}")
+        for path in args.path:
+            problem = _unreadable(path)
+            if problem:
+                parser.error(f"argument --path: {problem}")
+        for directory in args.site or ():
+            problem = _unreadable(directory) or (
+                None if os.path.isdir(directory) else f"not a directory: {directory}"
+            )
+            if problem:
+                parser.error(f"argument --site: {problem}")
         if args.jobs is not None and args.jobs < 0:
             parser.error("--jobs must be 0 or more")
         try:
@@ -153,6 +208,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 args.distributions,
                 args.path,
                 stdlib=args.stdlib,
+                stdlib_tests=args.stdlib_tests,
                 site=args.site,
                 thorough=args.thorough,
                 jobs=args.jobs,
@@ -162,8 +218,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             where = "in " + os.pathsep.join(args.site) if args.site else "on sys.path"
             message = f"no installed distribution named {exc} {where}"
             paths = [name for name in exc.names if _looks_like_path(name)]
-            if paths:
-                message += f"; to scan a source tree, give it as --path {paths[0]}"
+            if paths and os.path.exists(paths[0]):
+                message += f"; to scan a source tree or file, give it as --path {paths[0]}"
+            elif paths:
+                message += f" (nor any file or directory {paths[0]})"
             parser.error(message)
     except SystemExit as exc:
         # argparse exits for --help and usage errors; callers get a status instead.

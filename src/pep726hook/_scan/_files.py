@@ -33,6 +33,11 @@ _OWN_DISTRIBUTION = "pep726hook"
 
 _SKIPPED_DIRS = frozenset(("__pycache__", "site-packages", "dist-packages"))
 
+#: The standard library's own test packages (``test``, ``unittest/test``,
+#: ``idlelib/idle_test``, ``lib2to3/tests``, ...): CPython's tests, which no
+#: program imports, left out of ``--stdlib`` unless asked for.
+STDLIB_TEST_DIRS = frozenset(("test", "tests", "idle_test"))
+
 
 _NAME_HEADER_RE = re.compile(r"^Name:[ \t]*(\S.*?)[ \t\r]*$", re.MULTILINE)
 
@@ -206,15 +211,27 @@ def distribution_files(
 
 
 def tree_files(
-    root: str, prune_site: bool = False, exclude: Exclusion | None = None, stdlib: bool = False
+    root: str,
+    prune_site: bool = False,
+    exclude: Exclusion | None = None,
+    stdlib: bool = False,
+    skip_dirs: frozenset[str] = frozenset(),
 ) -> Iterator[SourceFile]:
     """The ``.py`` files under *root*, named by their path relative to it.
 
     Hidden directories and ``__pycache__`` are skipped; with *prune_site*, so
-    are ``site-packages``/``dist-packages`` (left to distribution scanning).
-    Directories and files that *exclude* names are not visited.
+    are ``site-packages``/``dist-packages`` (left to distribution scanning),
+    and so are directories named in *skip_dirs*, at any depth.  Directories
+    and files that *exclude* names are not visited.  A *root* that is a file
+    is that file alone (whatever its name ends in: it was named), its module
+    named after it.
     """
     root = os.path.abspath(root)
+    if not os.path.isdir(root):
+        name = os.path.basename(root)
+        if not (exclude and exclude.excludes(name)):
+            yield SourceFile(root, name, None, frozenset(), stdlib)
+        return
     for directory, dirs, files in os.walk(root):
         relative_dir = os.path.relpath(directory, root).replace(os.sep, "/")
         prefix = "" if relative_dir == "." else relative_dir + "/"
@@ -223,6 +240,7 @@ def tree_files(
             for d in dirs
             if not d.startswith(".")
             and not (d in _SKIPPED_DIRS and (prune_site or d == "__pycache__"))
+            and d not in skip_dirs
             and not (exclude and exclude.excludes(prefix + d))
         )
         for file in sorted(files):
@@ -242,14 +260,17 @@ def collect_files(
     stdlib: bool = False,
     site: Sequence[str] | None = None,
     exclude: Sequence[str] = (),
+    stdlib_tests: bool = False,
 ) -> list[SourceFile]:
     """The files a scan covers.
 
     Installed distributions (all of them, or those named in *distributions*)
     are included unless *paths* were given without *distributions* or *site*;
     *site* replaces ``sys.path`` as the place they are looked up.  *stdlib*
-    adds the standard library.  Files that the *exclude* globs name are left
-    out (see :class:`Exclusion`; ValueError for an absolute or empty glob).
+    adds the standard library without its test packages
+    (:data:`STDLIB_TEST_DIRS`), *stdlib_tests* with them.  Files that the
+    *exclude* globs name are left out (see :class:`Exclusion`; ValueError for
+    an absolute or empty glob).
     """
     exclusion = Exclusion(exclude)
     files: list[SourceFile] = []
@@ -259,8 +280,11 @@ def collect_files(
             if exclusion:
                 listed = (f for f in listed if not exclusion.excludes(f.relative))
             files.extend(listed)
-    if stdlib:
-        files.extend(tree_files(stdlib_root(), prune_site=True, exclude=exclusion, stdlib=True))
+    if stdlib or stdlib_tests:
+        skip = frozenset() if stdlib_tests else STDLIB_TEST_DIRS
+        files.extend(
+            tree_files(stdlib_root(), True, exclusion, stdlib=True, skip_dirs=skip)
+        )
     for root in paths:
         files.extend(tree_files(root, exclude=exclusion))
     return files

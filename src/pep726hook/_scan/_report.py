@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import json
 import shutil
-import textwrap
 from typing import TYPE_CHECKING, Any
+
+from .._cli import GLUE, wrap_words
 
 if TYPE_CHECKING:
     from typing import TextIO
@@ -47,22 +48,6 @@ def report_width() -> int:
     return max(MIN_WIDTH, shutil.get_terminal_size().columns)
 
 
-def _wrap(text: str, width: int, indent: str = "", more: str = "") -> list[str]:
-    """*text* in lines of at most *width*, the first after *indent*, the others after *more*.
-
-    Words are never broken, not at hyphens either (``3.11-3.14``, paths): a
-    word longer than the line sits alone on its line.
-    """
-    return textwrap.wrap(
-        text,
-        width,
-        initial_indent=indent,
-        subsequent_indent=more or indent,
-        break_long_words=False,
-        break_on_hyphens=False,
-    ) or [indent.rstrip()]
-
-
 def write_table(result: ScanResult, out: TextIO, width: int | None = None) -> None:
     """Write *result* for people: one finding per row, then a summary, fitted to *width*.
 
@@ -94,11 +79,11 @@ def write_table(result: ScanResult, out: TextIO, width: int | None = None) -> No
             lines.append(f"{cells(_HEADERS)}  {_HEADERS[-1]}")
         else:
             lines.append("LOCATION")
-            lines += _wrap("KIND in MODULE (distribution DISTRIBUTION)", width, "  ")
+            lines += wrap_words("KIND in MODULE (distribution DISTRIBUTION)", width, "  ")
             lines.append("  DETAIL")
         for finding, row in zip(result.findings, rows):
             if table:
-                detail = _wrap(row[-1], detail_width)
+                detail = wrap_words(row[-1], detail_width)
                 lines.append(f"{cells(row)}  {detail[0]}".rstrip())
                 lines.extend(" " * detail_start + part for part in detail[1:])
             else:
@@ -107,8 +92,8 @@ def write_table(result: ScanResult, out: TextIO, width: int | None = None) -> No
                 where = f"{finding.kind} in {finding.module}"
                 if finding.distribution:
                     where += f" (distribution {finding.distribution})"
-                lines.extend(_wrap(where, width, "  "))
-                lines.extend(_wrap(row[-1], width, "  "))
+                lines.extend(wrap_words(where, width, "  "))
+                lines.extend(wrap_words(row[-1], width, "  "))
             notes = [] if finding.kind in _HOOK_KINDS else [f"confidence: {finding.confidence}"]
             notes += [f"{r.role}: {r.path}:{r.line}" for r in finding.related]
             if finding.read_cost:
@@ -116,20 +101,21 @@ def write_table(result: ScanResult, out: TextIO, width: int | None = None) -> No
             if finding.suggestion:
                 notes.append(f"suggestion: {finding.suggestion}")
             for note in notes:
-                lines.extend(_wrap(note, min(width, _NOTE_WIDTH), "    ", "      "))
+                lines.extend(wrap_words(note, min(width, _NOTE_WIDTH), "    ", "      "))
     if rows and not table:
         lines.append("")
     for skipped in result.skipped:
-        lines.extend(_wrap(f"skipped {skipped.path}: {skipped.reason}", width, "", "    "))
+        lines.extend(wrap_words(f"skipped {skipped.path}: {skipped.reason}", width, "", "    "))
     modules = len({(f.distribution, f.module) for f in result.findings})
+    # A count and its noun, and the interpreter's name and version, stay on one line.
     summary = (
         f"{_count(len(result.findings), 'finding')} in {_count(modules, 'module')};"
-        f" scanned {_count(result.scanned_files, 'file')} ({result.parsed_files} parsed),"
-        f" {len(result.skipped)} skipped; {result.python}"
+        f" scanned{GLUE}{_count(result.scanned_files, 'file')} ({result.parsed_files}{GLUE}parsed),"
+        f" {len(result.skipped)}{GLUE}skipped; {result.python.replace(' ', GLUE)}"
     )
-    lines.extend(_wrap(summary, width, "", "    "))
+    lines.extend(wrap_words(summary, width, "", "    "))
     out.write("".join(line + "\n" for line in lines))
 
 
 def _count(number: int, noun: str) -> str:
-    return f"{number} {noun}{'s' * (number != 1)}"
+    return f"{number}{GLUE}{noun}{'s' * (number != 1)}"

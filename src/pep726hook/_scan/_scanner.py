@@ -156,6 +156,12 @@ def _finding(source: SourceFile, item: Item) -> ScanFinding:
         name = f"{source.module}.{item.helper}"
         helper = ScanRelated("helper", source.path, item.helper_line, source.module, None, name)
         related = (helper._replace(distribution=source.distribution),)
+    advice = item.suggestion
+    if source.stdlib and advice is not None:
+        # Nobody should edit CPython to migrate it: say what the finding is for.
+        from ._advice import stdlib_advice
+
+        advice = stdlib_advice(item.kind)
     return ScanFinding(
         source.distribution,
         source.module,
@@ -163,7 +169,7 @@ def _finding(source: SourceFile, item: Item) -> ScanFinding:
         item.line,
         item.kind,
         item.detail,
-        item.suggestion,
+        advice,
         item.confidence,
         item.class_line,
         item.install_line,
@@ -475,15 +481,20 @@ def scan(
     thorough: bool = False,
     jobs: int | None = None,
     exclude: Sequence[str] = (),
+    stdlib_tests: bool = False,
 ) -> ScanResult:
     """Find the modules that PEP 726 hooks concern, without importing them: ``pep726hook scan``.
 
     Scans the ``.py`` files of the installed *distributions* named (default:
     every distribution on ``sys.path``, or in the *site* directories instead,
-    except pep726hook itself), of the source trees in *paths* (then installed
-    distributions only if *distributions* or *site* are given too), and with
-    *stdlib* of the standard library; *exclude* globs leave files out, matched
-    against their paths relative to their root as ``--exclude`` does.
+    except pep726hook itself), of the source trees or single files in
+    *paths* (then installed distributions only if *distributions* or *site*
+    are given too), and with
+    *stdlib* of the standard library but its own test packages (``test``,
+    ``tests`` and ``idle_test`` directories), which *stdlib_tests* adds too;
+    *exclude* globs leave files out, matched against their paths relative to
+    their root as ``--exclude`` does.  Findings in the standard library are
+    informational: their suggestions say so instead of proposing an edit.
     *thorough* parses every file that names a hook in full (same findings,
     slower, more syntax errors reported).  *jobs*: worker processes; None
     forks up to one per CPU, at most 8, for scans of 500 files or more, on
@@ -491,10 +502,10 @@ def scan(
 
     Nothing scanned is imported or executed.  Raises LookupError
     (``UnknownDistributionError``) for a distribution name that is not
-    installed, NotADirectoryError for a path or site that is not a
-    directory, ValueError for an absolute or empty exclude glob or a negative
-    *jobs*, and TypeError for a single string given where a sequence of them
-    is expected.
+    installed, FileNotFoundError for a path that does not exist,
+    NotADirectoryError for a site that is not a directory, ValueError for
+    an absolute or empty exclude glob or a negative *jobs*, and TypeError for
+    a single string given where a sequence of them is expected.
     """
     for argument, value in [
         ("distributions", distributions),
@@ -504,10 +515,13 @@ def scan(
     ]:
         if isinstance(value, (str, bytes)):
             raise TypeError(f"{argument} must be a sequence of strings, not one string: {value!r}")
-    for directory in [*paths, *(site or ())]:
+    for path in paths:
+        if not os.path.exists(path):
+            raise FileNotFoundError(errno.ENOENT, "no such file or directory", path)
+    for directory in site or ():
         if not os.path.isdir(directory):
             raise NotADirectoryError(errno.ENOTDIR, "not a directory", directory)
     if jobs is not None and jobs < 0:
         raise ValueError(f"jobs must be 0 or more, not {jobs}")
-    files = collect_files(distributions, paths, stdlib, site, exclude)
+    files = collect_files(distributions, paths, stdlib, site, exclude, stdlib_tests)
     return scan_files(files, thorough, jobs=jobs)
