@@ -76,10 +76,6 @@ def tree(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def has_scan(venv: Venv) -> bool:
-    return venv.run_python(["-c", "import pep726hook._scan"]).returncode == 0
-
-
 def test_help_and_version(venv: Venv) -> None:
     for argv in (["pep726hook", "--help"], ["python", "-m", "pep726hook", "-h"]):
         result = venv.run(argv)
@@ -133,8 +129,6 @@ def test_usage_errors(venv: Venv, argv: list[str], message: str) -> None:
 
 
 def test_scan_subcommand_is_dispatched(venv: Venv, tmp_path: Path) -> None:
-    if not has_scan(venv):
-        pytest.skip("pep726hook._scan is not part of this build")
     write(tmp_path / "scan", "print('the script named scan')\n")
     result = venv.run(["pep726hook", "scan", "--help"], cwd=tmp_path)
     assert result.returncode == 0, describe(result)
@@ -151,8 +145,6 @@ def test_own_output_to_a_reader_that_has_gone_ends_quietly(
     venv: Venv, tree: Path, case: str, entry: str, unbuffered: str
 ) -> None:
     argv, _word = OWN_OUTPUT[case]
-    if argv[0] == "scan" and not has_scan(venv):
-        pytest.skip("pep726hook._scan is not part of this build")
     full = [*ENTRY_POINTS[entry], *argv]
     expected = venv.run(full, cwd=tree)
     env = {"PYTHONUNBUFFERED": unbuffered} if unbuffered else None
@@ -169,8 +161,6 @@ def test_own_output_to_a_reader_that_has_gone_ends_quietly(
 @pytest.mark.parametrize("case", ["--help", "info --help", "scan --help", "scan"])
 def test_first_line_through_head_as_python_help(venv: Venv, tree: Path, case: str) -> None:
     argv, word = OWN_OUTPUT[case]
-    if argv[0] == "scan" and not has_scan(venv):
-        pytest.skip("pep726hook._scan is not part of this build")
     # Not compared with `python --help | head -1` run here: whether head has
     # gone before python's last write is a race, and python then dies of
     # SIGPIPE (141) where it otherwise exits 0.  Ours ends quietly with the
@@ -194,8 +184,6 @@ def test_own_output_with_stdout_closed_is_skipped_as_python_does(
     venv: Venv, tmp_path: Path, case: str
 ) -> None:
     argv, _word = OWN_OUTPUT[case]
-    if argv[0] == "scan" and not has_scan(venv):
-        pytest.skip("pep726hook._scan is not part of this build")
     python = venv.run(["sh", "-c", "python --help >&-"])
     assert (python.returncode, python.stderr) == (0, ""), describe(python)
     line = " ".join(command(venv, ["pep726hook", *argv]))
@@ -232,8 +220,6 @@ sys.stdout = InterruptOnFirstWrite(sys.stdout)
 )
 def test_ctrl_c_ends_a_subcommand_as_it_ends_python(venv: Venv, tree: Path, case: str) -> None:
     argv, _word = OWN_OUTPUT[case]
-    if argv[0] == "scan" and not has_scan(venv):
-        pytest.skip("pep726hook._scan is not part of this build")
     write(tree / "interrupting" / "sitecustomize.py", INTERRUPT_ON_FIRST_WRITE)
     env = {"PYTHONPATH": str(tree / "interrupting")}
     expected = venv.run(["python", "-c", "print('hello')"], env=env, cwd=tree)
@@ -243,6 +229,65 @@ def test_ctrl_c_ends_a_subcommand_as_it_ends_python(venv: Venv, tree: Path, case
         assert result.returncode == expected.returncode, describe(result)
         assert result.stderr.startswith("Traceback (most recent call last):\n"), describe(result)
         assert result.stderr.endswith("\nKeyboardInterrupt\n"), describe(result)
+
+
+# Every help the command prints, and its usage on a usage error.
+HELPS = {
+    "--help": ["--help"],
+    "-h": ["-h"],
+    "run --help": ["run", "--help"],
+    "info --help": ["info", "--help"],
+    "scan --help": ["scan", "--help"],
+    "usage error": ["--bogus"],
+}
+
+
+@pytest.mark.parametrize("entry", sorted(ENTRY_POINTS))
+@pytest.mark.parametrize("case", sorted(HELPS))
+def test_help_fits_80_columns_broken_between_words(venv: Venv, case: str, entry: str) -> None:
+    argv = [*ENTRY_POINTS[entry], *HELPS[case]]
+    words = None
+    for columns in (60, 80, 120):
+        result = venv.run(argv, env={"COLUMNS": str(columns)})
+        assert result.returncode == (2 if case == "usage error" else 0), describe(result)
+        text = result.stderr if case == "usage error" else result.stdout
+        lines = text.splitlines()
+        if case == "usage error":
+            lines = lines[:-1]  # the message, on one line as argparse writes it
+        for line in lines:
+            # Only a word longer than a line (the documentation's URL) goes beyond.
+            assert len(line) <= min(columns, 80) or len(line.split()) == 1, (columns, line)
+            assert len(line) <= 80, (columns, line)
+        # No word was cut in two: the same words at every width.
+        if words is None:
+            words = text.split()
+        assert text.split() == words, columns
+
+
+@pytest.mark.parametrize("columns", ["0", "-1", "wide"])
+@pytest.mark.parametrize("case", ["--help", "info --help", "scan --help"])
+def test_help_ignores_columns_that_is_no_positive_number(
+    venv: Venv, case: str, columns: str
+) -> None:
+    # As Python's shutil.get_terminal_size() does: the output is no terminal, so 80.
+    argv = ["pep726hook", *HELPS[case]]
+    expected = venv.run(argv, env={"COLUMNS": "80"})
+    result = venv.run(argv, env={"COLUMNS": columns})
+    assert (result.returncode, result.stderr) == (0, ""), describe(result)
+    assert result.stdout == expected.stdout
+
+
+def test_scan_of_a_bad_path_is_a_usage_error(venv: Venv, tmp_path: Path) -> None:
+    for argv, message in [
+        (["--path", "missing"], "argument --path: no such file or directory: missing"),
+        (["./missing"], "no installed distribution named ./missing on sys.path"),
+        (["--site", "missing"], "argument --site: no such file or directory: missing"),
+    ]:
+        result = venv.run(["pep726hook", "scan", *argv], cwd=tmp_path)
+        assert result.returncode == 2, describe(result)
+        assert result.stdout == "" and "Traceback" not in result.stderr, describe(result)
+        assert result.stderr.startswith("usage: pep726hook scan"), describe(result)
+        assert f"pep726hook scan: error: {message}" in result.stderr, describe(result)
 
 
 def test_python_version_is_shown_as_python_shows_it(venv: Venv) -> None:

@@ -6,6 +6,7 @@ import _thread
 import io
 import json
 import os
+import socket
 import subprocess
 import sys
 import textwrap
@@ -17,7 +18,7 @@ import pytest
 
 import pep726hook
 from pep726hook import _scan
-from pep726hook._scan import _report, _scanner
+from pep726hook._scan import _advice, _files, _report, _scanner
 
 SRC = str(Path(__file__).resolve().parent.parent / "src")
 
@@ -472,6 +473,105 @@ def test_usage_errors_exit_2(argv: list[str], capsys: pytest.CaptureFixture[str]
     assert out == "" and "usage: pep726hook scan" in err
 
 
+def test_path_that_does_not_exist_is_a_usage_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    missing = str(tmp_path / "missing")
+    (tmp_path / "dangling.py").symlink_to(tmp_path / "nowhere.py")
+    for path in (missing, str(tmp_path / "dangling.py")):
+        assert _scan.main(["--path", path]) == 2
+        out, err = capsys.readouterr()
+        assert out == "" and "Traceback" not in err
+        assert err.endswith(
+            f"pep726hook scan: error: argument --path: no such file or directory: {path}\n"
+        )
+
+
+def test_path_may_name_one_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write_file(tmp_path / "pkg" / "lazy.py", "def __getattr__(name):\n    raise AttributeError\n")
+    write_file(tmp_path / "pkg" / "other.py", "def __dir__():\n    return []\n")
+    document = run_json(capsys, "--path", str(tmp_path / "pkg" / "lazy.py"))
+    assert [(f["module"], f["kind"]) for f in document["findings"]] == [("lazy", "module_getattr")]
+    assert document["scanned_files"] == 1
+
+
+@pytest.mark.skipif(not hasattr(socket, "AF_UNIX"), reason="needs Unix sockets")
+def test_path_that_cannot_be_read_is_a_usage_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # A socket cannot be opened as a file, not even by root.
+    path = tmp_path / "listening.py"
+    with socket.socket(socket.AF_UNIX) as listening:
+        listening.bind(str(path))
+        assert _scan.main(["--path", str(path)]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and "Traceback" not in err
+    assert err.endswith(
+        f"pep726hook scan: error: argument --path: cannot read {path}: No such device or address\n"
+    )
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() == 0, reason="root reads every file")
+@pytest.mark.parametrize("what", ["file", "directory"])
+def test_path_without_read_permission_is_a_usage_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], what: str
+) -> None:
+    path = tmp_path / "private"
+    if what == "file":
+        path.write_text("def __dir__(): ...\n")
+    else:
+        path.mkdir()
+    path.chmod(0)
+    try:
+        assert _scan.main(["--path", str(path)]) == 2
+    finally:
+        path.chmod(0o700)
+    out, err = capsys.readouterr()
+    assert out == "" and "Traceback" not in err
+    assert err.endswith(f"argument --path: cannot read {path}: Permission denied\n")
+
+
+@pytest.mark.parametrize("columns", ["0", "-3", "wide", ""])
+def test_columns_that_is_no_positive_number_is_ignored(
+    columns: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # As shutil.get_terminal_size() ignores it: the terminal's width, else 80.
+    monkeypatch.setenv("COLUMNS", columns)
+    monkeypatch.setattr(os, "get_terminal_size", _no_terminal)
+    write_file(tmp_path / "lazy.py", "def __getattr__(name):\n    raise AttributeError\n")
+    for argv in (["--path", str(tmp_path)], ["--help"]):
+        assert _scan.main(argv) == 0
+        out, err = capsys.readouterr()
+        assert err == ""
+        monkeypatch.setenv("COLUMNS", "80")
+        assert _scan.main(argv) == 0
+        assert out == capsys.readouterr().out  # laid out as at the default width
+        monkeypatch.setenv("COLUMNS", columns)
+
+
+def _no_terminal(*args: object) -> os.terminal_size:
+    raise OSError("not a terminal")
+
+
+def test_summary_keeps_counts_and_the_interpreter_whole(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # The summary of a large scan, at every width: "3.11.7" was left alone on a line at 80.
+    result = _scan.ScanResult("CPython 3.11.7", 14084, 264, [], [])
+    for width in range(_report.MIN_WIDTH, 121):
+        out = io.StringIO()
+        _report.write_table(result, out, width)
+        lines = out.getvalue().splitlines()
+        assert all(len(line) <= width for line in lines), (width, lines)
+        for group in ("0 findings", "0 modules;", "scanned 14084 files", "(264 parsed),"):
+            assert any(group in line for line in lines), (width, lines)
+        assert any("0 skipped;" in line for line in lines), (width, lines)
+        assert any(line.endswith("CPython 3.11.7") for line in lines), (width, lines)
+
+
 def test_help(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("COLUMNS", "100")  # narrower, argparse would break the URL
     assert _scan.main(["--help"]) == 0
@@ -616,6 +716,79 @@ def test_stdlib_option(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> No
     assert document["scanned_files"] > 500
     assert all(f["path"].startswith(stdlib) for f in document["findings"])
     assert all(f["distribution"] is None for f in document["findings"])
+
+
+@pytest.fixture
+def fake_stdlib(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A standard library directory with a finding in its code and in each kind of test package."""
+    root = tmp_path / "stdlib"
+    getattr_source = "def __getattr__(name):\n    raise AttributeError(name)\n"
+    for relative in [
+        "lazy.py",
+        "test/test_lazy.py",
+        "idlelib/idle_test/mock_lazy.py",
+        "lib2to3/tests/data/lazy.py",
+        "unittest/test/lazy.py",
+    ]:
+        write_file(root / relative, getattr_source)
+    write_file(root / "guard.py", MPMATH_STYLE)
+    monkeypatch.setattr(_files, "stdlib_root", lambda: str(root))
+    return root
+
+
+def write_file(path: Path, source: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(textwrap.dedent(source), encoding="utf-8")
+
+
+def test_stdlib_leaves_cpython_tests_out_unless_asked(
+    fake_stdlib: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    empty_site = ["--site", str(tmp_path / "no-site")]
+    (tmp_path / "no-site").mkdir()
+    document = run_json(capsys, "--stdlib", *empty_site)
+    assert sorted(f["module"] for f in document["findings"]) == ["guard", "lazy"]
+    assert document["scanned_files"] == 2
+    # --stdlib-tests adds the test packages, and implies --stdlib.
+    for argv in (["--stdlib", "--stdlib-tests"], ["--stdlib-tests"]):
+        document = run_json(capsys, *argv, *empty_site)
+        assert sorted(f["module"] for f in document["findings"]) == [
+            "guard",
+            "idlelib.idle_test.mock_lazy",
+            "lazy",
+            "lib2to3.tests.data.lazy",
+            "test.test_lazy",
+            "unittest.test.lazy",
+        ]
+    # The same through the API.
+    result = _scan.scan(stdlib=True, site=[str(tmp_path / "no-site")])
+    assert {f.module for f in result.findings} == {"guard", "lazy"}
+    result = _scan.scan(stdlib_tests=True, site=[str(tmp_path / "no-site")])
+    assert len(result.findings) == 6
+
+
+def test_stdlib_findings_are_informational(
+    fake_stdlib: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "no-site").mkdir()
+    document = run_json(capsys, "--stdlib", "--site", str(tmp_path / "no-site"))
+    by_module = {f["module"]: f for f in document["findings"]}
+    # A PEP 562 __getattr__: what a program can do without editing it.
+    assert by_module["lazy"]["suggestion"] == (
+        "informational only, not a suggestion to edit the standard library; a program can keep"
+        " this module's reads specialised without editing it: python -m pep726hook"
+        ' --fast-getattr, or PEP726HOOK_FAST_GETATTR=1 (documentation, "Fast reads of'
+        ' __getattr__ modules")'
+    )
+    # A workaround: what it is, and what it costs, but no migration to do.
+    assert by_module["guard"]["kind"] == "class_workaround"
+    assert by_module["guard"]["suggestion"] == _advice.STDLIB_NOTE
+    assert by_module["guard"]["read_cost"].startswith("reads take the subclass path")
+    # The same module in a source tree is told how to migrate.
+    tree = run_json(capsys, "--path", str(fake_stdlib), "--exclude", "*test*")
+    suggestions = {f["module"]: f["suggestion"] for f in tree["findings"]}
+    assert suggestions["lazy"].startswith("to keep its reads specialised, opt the module in")
+    assert suggestions["guard"].startswith("define module-level")
 
 
 def test_progress_only_on_a_terminal(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -16,7 +16,7 @@ from typing import Any, Dict
 import pytest
 
 from pep726hook import _scan
-from pep726hook._scan import _report
+from pep726hook._scan import _advice, _report
 
 Files = Dict[str, str]
 
@@ -616,3 +616,5 @@ def test_stdlib_lazy_module_is_reported(capsys: pytest.CaptureFixture[str], tmp_
     assert finding["related"][0]["name"] == "importlib.util.LazyLoader.exec_module"
     # A method is not followed to its callers.
     assert [r["role"] for r in finding["related"]] == ["helper"]
+    # Nobody is told to edit CPython.
+    assert finding["suggestion"] == _advice.STDLIB_NOTE

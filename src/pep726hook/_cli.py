@@ -175,7 +175,7 @@ def fit_help(text: str, width: int) -> str:
     longest term; where that leaves them too little room, or for a term too
     long for the column, they start on the next line, indented.
     """
-    out: "list[str]" = []
+    out: list[str] = []
     lines = text.splitlines()
     index = 0
     while index < len(lines):
@@ -184,7 +184,7 @@ def fit_help(text: str, width: int) -> str:
             out.append("")
             index += 1
         elif line.startswith("  "):
-            entries: "list[tuple[str, str]]" = []
+            entries: list[tuple[str, str]] = []
             while index < len(lines) and lines[index].startswith("  "):
                 line = lines[index]
                 if line.startswith("   ") and entries:
@@ -215,15 +215,15 @@ def _fit_entries(entries: "list[tuple[str, str]]", width: int) -> "list[str]":
     column = 2 + max(short, default=0) + 2
     if width - column < _MIN_DESCRIPTION:
         column = 6
-    lines: "list[str]" = []
+    lines: list[str] = []
     for term, description in entries:
         first = f"  {term}"
-        description = _glued(description)
+        text = _glued(description)
         if len(first) + 2 <= column:
-            lines += wrap_words(description, width, first.ljust(column), " " * column)
+            lines += wrap_words(text, width, first.ljust(column), " " * column)
         else:
             lines.append(first)
-            lines += wrap_words(description, width, " " * column)
+            lines += wrap_words(text, width, " " * column)
     return lines
 
 
@@ -427,16 +427,10 @@ def _finish_output(status: int) -> int:
 
 def _scan(prog: str, argv: "list[str]") -> int:
     # Imported only when asked for: running a program must not pay for it.
-    import importlib
+    from ._scan import main as scan_main
 
     try:
-        scanner = importlib.import_module(f"{__package__}._scan")
-    except ImportError as error:
-        if error.name != f"{__package__}._scan":
-            raise
-        return usage_error(prog, "the scan subcommand is not available in this installation")
-    try:
-        status = scanner.main(argv)
+        status = scan_main(argv)
     except BrokenPipeError:
         # Python 3.8's argparse lets its --help meet the closed pipe (3.9+
         # ignore it); the scan's own report handles a reader gone itself.

@@ -65,8 +65,7 @@ def getattr_read_cost(opted_in: bool = False) -> str:
 
 
 _FAST_GETATTR_SWITCH = (
-    "python -m pep726hook --fast-getattr, or PEP726HOOK_FAST_GETATTR=1"
-    f" ({_FAST_GETATTR_GUIDE})"
+    f"python -m pep726hook --fast-getattr, or PEP726HOOK_FAST_GETATTR=1 ({_FAST_GETATTR_GUIDE})"
 )
 _ENABLE_CHOICE = (
     "whether enable() keeps its reads specialised, and what that changes for other modules:"

@@ -180,6 +180,26 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _check_arguments(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """Exit through *parser* with a usage error for what argparse itself lets through."""
+    for path in args.path:
+        problem = _unreadable(path)
+        if problem:
+            parser.error(f"argument --path: {problem}")
+    for directory in args.site or ():
+        problem = _unreadable(directory) or (
+            None if os.path.isdir(directory) else f"not a directory: {directory}"
+        )
+        if problem:
+            parser.error(f"argument --site: {problem}")
+    if args.jobs is not None and args.jobs < 0:
+        parser.error("--jobs must be 0 or more")
+    try:
+        Exclusion(args.exclude)
+    except ValueError as exc:
+        parser.error(f"argument --exclude: {exc}")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``pep726hook scan`` with *argv* (without the ``scan`` word); return the exit status."""
     from . import _report
@@ -187,22 +207,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     try:
         args = parser.parse_args(list(sys.argv[1:] if argv is None else argv))
-        for path in args.path:
-            problem = _unreadable(path)
-            if problem:
-                parser.error(f"argument --path: {problem}")
-        for directory in args.site or ():
-            problem = _unreadable(directory) or (
-                None if os.path.isdir(directory) else f"not a directory: {directory}"
-            )
-            if problem:
-                parser.error(f"argument --site: {problem}")
-        if args.jobs is not None and args.jobs < 0:
-            parser.error("--jobs must be 0 or more")
-        try:
-            Exclusion(args.exclude)
-        except ValueError as exc:
-            parser.error(f"argument --exclude: {exc}")
+        _check_arguments(parser, args)
         try:
             result = scan(
                 args.distributions,

@@ -260,6 +260,7 @@ def collect_files(
     stdlib: bool = False,
     site: Sequence[str] | None = None,
     exclude: Sequence[str] = (),
+    *,
     stdlib_tests: bool = False,
 ) -> list[SourceFile]:
     """The files a scan covers.
@@ -282,9 +283,7 @@ def collect_files(
             files.extend(listed)
     if stdlib or stdlib_tests:
         skip = frozenset() if stdlib_tests else STDLIB_TEST_DIRS
-        files.extend(
-            tree_files(stdlib_root(), True, exclusion, stdlib=True, skip_dirs=skip)
-        )
+        files.extend(tree_files(stdlib_root(), True, exclusion, stdlib=True, skip_dirs=skip))
     for root in paths:
         files.extend(tree_files(root, exclude=exclusion))
     return files

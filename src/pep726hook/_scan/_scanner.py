@@ -523,5 +523,5 @@ def scan(
             raise NotADirectoryError(errno.ENOTDIR, "not a directory", directory)
     if jobs is not None and jobs < 0:
         raise ValueError(f"jobs must be 0 or more, not {jobs}")
-    files = collect_files(distributions, paths, stdlib, site, exclude, stdlib_tests)
+    files = collect_files(distributions, paths, stdlib, site, exclude, stdlib_tests=stdlib_tests)
     return scan_files(files, thorough, jobs=jobs)
