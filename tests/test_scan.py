@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import _thread
+import errno
 import io
 import json
 import os
@@ -529,6 +530,30 @@ def test_path_without_read_permission_is_a_usage_error(
     out, err = capsys.readouterr()
     assert out == "" and "Traceback" not in err
     assert err.endswith(f"argument --path: cannot read {path}: Permission denied\n")
+
+
+def test_directory_that_cannot_be_listed_is_reported_skipped(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Listing fails as it does for a directory without read permission
+    # (which root could still list, so the failure is staged).
+    write_file(tmp_path / "tree" / "seen.py", "def __dir__():\n    return []\n")
+    write_file(tmp_path / "tree" / "private" / "hidden.py", "def __dir__():\n    return []\n")
+    private = str(tmp_path / "tree" / "private")
+    scandir = os.scandir
+
+    def failing_scandir(path: Any = ".") -> Any:
+        if os.fspath(path) == private:
+            raise PermissionError(errno.EACCES, "Permission denied", private)
+        return scandir(path)
+
+    monkeypatch.setattr(os, "scandir", failing_scandir)
+    document = run_json(capsys, "--path", str(tmp_path / "tree"))
+    assert [f["module"] for f in document["findings"]] == ["seen"]
+    assert document["skipped"] == [
+        {"path": private, "reason": "cannot list directory: Permission denied"}
+    ]
+    assert document["scanned_files"] == 1
 
 
 @pytest.mark.parametrize("columns", ["0", "-3", "wide", ""])

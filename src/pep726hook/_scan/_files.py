@@ -224,7 +224,9 @@ def tree_files(
     and so are directories named in *skip_dirs*, at any depth.  Directories
     and files that *exclude* names are not visited.  A *root* that is a file
     is that file alone (whatever its name ends in: it was named), its module
-    named after it.
+    named after it.  A directory that cannot be listed comes as a
+    :class:`SourceFile` whose ``unlisted`` says why, for the scan to report
+    it as skipped rather than leave its files out unsaid.
     """
     root = os.path.abspath(root)
     if not os.path.isdir(root):
@@ -232,7 +234,11 @@ def tree_files(
         if not (exclude and exclude.excludes(name)):
             yield SourceFile(root, name, None, frozenset(), stdlib)
         return
-    for directory, dirs, files in os.walk(root):
+    unlisted: list[OSError] = []
+    for directory, dirs, files in os.walk(root, onerror=unlisted.append):
+        for error in unlisted:
+            yield _unlisted(error, root, stdlib)
+        unlisted.clear()
         relative_dir = os.path.relpath(directory, root).replace(os.sep, "/")
         prefix = "" if relative_dir == "." else relative_dir + "/"
         dirs[:] = sorted(
@@ -247,6 +253,16 @@ def tree_files(
             if file.endswith(".py") and not (exclude and exclude.excludes(prefix + file)):
                 path = os.path.join(directory, file)
                 yield SourceFile(path, prefix + file, None, frozenset(), stdlib)
+    for error in unlisted:
+        yield _unlisted(error, root, stdlib)
+
+
+def _unlisted(error: OSError, root: str, stdlib: bool) -> SourceFile:
+    """The stand-in of a directory under *root* that *error* kept from being listed."""
+    path = str(error.filename or root)
+    relative = os.path.relpath(path, root).replace(os.sep, "/")
+    reason = f"cannot list directory: {error.strerror or error}"
+    return SourceFile(path, relative, None, frozenset(), stdlib, reason)
 
 
 def stdlib_root() -> str:

@@ -34,6 +34,9 @@ class SourceFile(NamedTuple):
     requires: frozenset[str] = frozenset()
     #: Whether the file belongs to the standard library.
     stdlib: bool = False
+    #: Why a directory of a tree could not be listed (then *path* is that
+    #: directory, reported as skipped); None for a file to read.
+    unlisted: str | None = None
 
     @property
     def module(self) -> str:

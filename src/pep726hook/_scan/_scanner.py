@@ -211,6 +211,9 @@ class _Results:
 
     def scan_one(self, source: SourceFile, thorough: bool, reader: _Reader) -> None:
         """Scan one file (see :func:`scan_file`) and add what it found."""
+        if source.unlisted is not None:
+            self.skipped.append(ScanSkipped(source.path, source.unlisted))
+            return
         try:
             length = reader.read(source.path)
         except OSError as exc:
@@ -442,7 +445,8 @@ def scan_files(
         ),
     )
     skipped = sorted(result.skipped)
-    return ScanResult(_python_description(), len(unique), result.parsed, skipped, findings)
+    scanned = sum(source.unlisted is None for source in unique.values())
+    return ScanResult(_python_description(), scanned, result.parsed, skipped, findings)
 
 
 def _with_callers(first: _Results, files: list[SourceFile], jobs: int | None) -> list[ScanFinding]:
