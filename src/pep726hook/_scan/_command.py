@@ -7,7 +7,7 @@ import os
 import sys
 from typing import TYPE_CHECKING
 
-from .._cli import help_width, wrap_words
+from .._layout import help_width, wrap_words
 from ._files import Exclusion
 from ._model import KINDS, ScanResult, UnknownDistributionError
 from ._scanner import scan

@@ -12,7 +12,7 @@ import json
 import shutil
 from typing import TYPE_CHECKING, Any
 
-from .._cli import GLUE, wrap_words
+from .._layout import GLUE, wrap_words
 
 if TYPE_CHECKING:
     from typing import TextIO
