@@ -13,7 +13,12 @@ or plain source trees, and reports, per module:
   object whose ``__dict__`` is a property; each with what reads cost and the
   PEP 726 spelling that replaces it,
 * PEP 562 ``__getattr__`` (with its read cost, and how ``pep726hook.enable()``
-  or ``pep726hook.deprecated()`` removes it) and ``__dir__`` (informational).
+  in the module, or the fast-getattr switch in the application, keeps its
+  reads specialised) and ``__dir__`` (informational).
+
+Findings in the standard library are informational: their suggestions say
+so rather than propose an edit of CPython, and ``--stdlib`` leaves CPython's
+own test directories out unless ``--stdlib-tests`` asks for them.
 
 Nothing scanned is imported or executed.  The work is split, each module
 importing only those listed before it:
