@@ -741,6 +741,13 @@ def test_stdlib_option(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> No
     assert document["scanned_files"] > 500
     assert all(f["path"].startswith(stdlib) for f in document["findings"])
     assert all(f["distribution"] is None for f in document["findings"])
+    # CPython's own tests are left out, and nothing proposes to edit CPython.
+    for finding in document["findings"]:
+        parts = Path(os.path.relpath(finding["path"], stdlib)).parts
+        assert not {"test", "tests", "idle_test"} & set(parts), finding["path"]
+        assert finding["suggestion"] is None or finding["suggestion"].startswith(
+            "informational only, not a suggestion to edit the standard library"
+        )
 
 
 @pytest.fixture
