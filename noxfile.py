@@ -1,9 +1,10 @@
 """Test, lint, docs, packaging, C and transparency sessions; ``tools/run-tests.sh`` is the entry point.
 
-Interpreters are found on PATH as ``python3.X``, ``python3.13t`` and ``pypy3.X``.
-On the Debian 12 host that is pyenv's CPython 3.8-3.13 (``tools/run-tests.sh``
-sets ``PYENV_VERSION``) and Debian's PyPy 3.9; CPython 3.14, 3.15, PyPy 3.11 and
-the free-threaded 3.13t live in the Debian sid chroot that
+Interpreters are found on PATH as ``python3.X``, ``python3.13t``, ``pypy3.X``
+and, for the debug builds, ``python3.Xd``.  On the Debian 12 host that is
+pyenv's CPython 3.8-3.13 (``tools/run-tests.sh`` sets ``PYENV_VERSION``),
+Debian's PyPy 3.9 and debug CPython 3.11; CPython 3.14, 3.15 (and their debug
+builds), PyPy 3.11 and the free-threaded 3.13t live in the Debian sid chroot that
 ``tools/interpreters.sh`` sets up, where ``tools/run-tests.sh`` runs their
 sessions.  Virtual environments are reused between runs: every session
 reinstalls the project itself (``pip install .``, never editable, so the C
@@ -200,12 +201,47 @@ def check_c(session: nox.Session) -> None:
     session.run("bash", "tools/check-c.sh", "python", external=True)
 
 
+# Debug builds of CPython (Debian's python3.X-dbg: Py_DEBUG, so reference-count
+# and object-consistency assertions are on, and the extension is compiled
+# without NDEBUG): 3.11 on the host, 3.14 and 3.15 in the chroot.
+DEBUG_PYTHONS = ["python3.11d", "python3.14d", "python3.15d"]
+
+
+@nox.session(python=DEBUG_PYTHONS, venv_backend="venv")
+def native_debug(session: nox.Session) -> None:
+    """The native engine's tests and the reference-leak check on a debug CPython.
+
+    The C extension is built against the debug interpreter's headers, so
+    every ``Py_DECREF`` checks for a negative count and CPython's own
+    assertions run.  ``tests/test_refleaks.py`` runs each path of the engine
+    repeatedly and fails on growth of ``sys.gettotalrefcount()`` or
+    ``sys.getallocatedblocks()``.  Arguments after ``--`` go to pytest.
+    """
+    session.install("pytest>=7")
+    _install_project(session)
+    session.run(
+        "python", "-c", "import sys, pep726hook; assert sys.gettotalrefcount(); "
+        "assert 'native' in pep726hook.available_engines(), pep726hook.available_engines()",
+    )  # fmt: skip
+    tests = sorted(str(path) for path in Path("tests").glob("test_native*.py"))
+    session.run(
+        "python", "-m", "pytest", "-p", "no:cacheprovider", *tests, "tests/test_refleaks.py",
+        *session.posargs, env={"PEP726HOOK_TEST_REQUIRE_EXTENSIONS": "1"},
+    )  # fmt: skip
+
+
 # Packages from the package index whose modules define a PEP 562 __getattr__,
 # and the tests of theirs that the real_packages session runs: the ones that
 # reach numpy.__getattr__ (lazily imported submodules, removed and deprecated
 # names, the public API) and a broad sample besides, a few minutes on 2 cores.
+# Without the tests numpy marks slow, as its own numpy.test() runs by default:
+# they write and read files of gigabytes (half the run's time) and reach no
+# module attribute that the others do not.
 REAL_PACKAGES = ["numpy", "lazy_loader", "pytest>=7", "hypothesis>=6"]
 NUMPY_TESTS = [
+    "-m",
+    "not slow",
+    "--pyargs",
     "numpy.tests",
     "numpy.lib.tests",
     "numpy.{core}.tests.test_numeric",
@@ -217,8 +253,8 @@ NUMPY_TESTS = [
 def real_packages(session: nox.Session) -> None:
     """numpy's and lazy_loader's own tests, plain and with the hook and fast-getattr switch on.
 
-    Not run by ``tools/run-tests.sh``: it takes minutes and the package
-    index.  The hooked run starts every process with ``PEP726HOOK=1`` and
+    ``tools/run-tests.sh`` runs it on 3.14, in the chroot; it needs the
+    package index.  The hooked run starts every process with ``PEP726HOOK=1`` and
     ``PEP726HOOK_FAST_GETATTR=1``; ``tools/compare_test_outcomes.py`` then
     requires each test to end the same way in both runs.  The argument after
     ``--`` names the engine (``auto``, the default, ``native`` or ``class``).
@@ -258,7 +294,7 @@ def real_packages(session: nox.Session) -> None:
     )  # fmt: skip
     numpy_tests = [name.format(core=str(core).strip()) for name in NUMPY_TESTS]
     suites = {
-        "numpy": (work, ["--pyargs", *numpy_tests]),
+        "numpy": (work, numpy_tests),
         "lazy_loader": (lazy_loader_root, ["tests"]),
     }
     failed = []
@@ -359,8 +395,8 @@ REAL_LIBRARIES = Path(__file__).parent / "tests" / "real_libraries"
 def deprecation_libraries(session: nox.Session) -> None:
     """Twisted's, cryptography's and zope.deprecation's tests, with their helpers on pep726hook or not.
 
-    Not run by ``tools/run-tests.sh``: it takes minutes and the package
-    index.  Two environments get the pinned libraries and pep726hook: in
+    ``tools/run-tests.sh`` runs it on 3.14, in the chroot; it needs the
+    package index.  Two environments get the pinned libraries and pep726hook: in
     one the libraries stay as published, in the other their deprecation
     helper is patched (tests/real_libraries/patches/).  Their tests run in the
     first once and in the second under each engine (``PEP726HOOK_ENGINE``; the
@@ -369,16 +405,23 @@ def deprecation_libraries(session: nox.Session) -> None:
     proxies).  ``tools/compare_test_outcomes.py`` then requires each test to
     end the same way as unpatched, except the differences listed with their
     reason in tests/real_libraries/accepted-differences.txt.  Arguments after ``--``:
-    the engines (default ``native class``) and ``--pep726hook=PATH`` to test
-    another checkout of pep726hook than this one.
+    the engines (default ``native class``), ``--pep726hook=PATH`` to test
+    another checkout of pep726hook than this one, and ``--no-fallback`` to
+    leave out the run without pep726hook: its outcome depends on the patches
+    and the pins alone, not on pep726hook's code (CI leaves it out).
     """
     import time
 
     engines = [arg for arg in session.posargs if not arg.startswith("--")] or ["native", "class"]
     project = "."
+    fallback = True
     for arg in session.posargs:
         if arg.startswith("--pep726hook="):
             project = arg.split("=", 1)[1]
+        elif arg == "--no-fallback":
+            fallback = False
+        elif arg.startswith("--"):
+            session.error(f"unknown argument {arg!r}: engines, --pep726hook=PATH or --no-fallback")
     timings: list[tuple[str, float]] = []
     started = time.monotonic()
     work = Path(session.create_tmp()).resolve()
@@ -419,8 +462,11 @@ def deprecation_libraries(session: nox.Session) -> None:
             (f"patched-{engine}", environments["patched"], {"PEP726HOOK_ENGINE": engine})
             for engine in engines
         ),
-        ("patched-without-pep726hook", environments["patched"], {"PYTHONPATH": str(hidden)}),
     ]
+    if fallback:
+        runs.append(
+            ("patched-without-pep726hook", environments["patched"], {"PYTHONPATH": str(hidden)})
+        )
     accepted = str(REAL_LIBRARIES / "accepted-differences.txt")
     failed = []
     for name, (directory, targets) in suites.items():
