@@ -342,4 +342,7 @@ def test_the_check_sees_a_leak(modules: Modules) -> None:
         kept.append(object())
 
     references, blocks = growth(leaking)
-    assert leaks(references) and leaks(blocks)
+    assert leaks(references)
+    # Blocks are pymalloc's: none are counted under PYTHONMALLOC=malloc (as
+    # under AddressSanitizer).
+    assert leaks(blocks) or sys.getallocatedblocks() == 0
