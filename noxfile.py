@@ -234,13 +234,13 @@ def native_debug(session: nox.Session) -> None:
 # and the tests of theirs that the real_packages session runs: the ones that
 # reach numpy.__getattr__ (lazily imported submodules, removed and deprecated
 # names, the public API) and a broad sample besides, a few minutes on 2 cores.
-# Without the tests numpy marks slow, as its own numpy.test() runs by default:
-# they write and read files of gigabytes (half the run's time) and reach no
-# module attribute that the others do not.
+# Without the three tests that write and read files of gigabytes (half the
+# run's time; they reach no module attribute that the others do not).  Not
+# all that numpy marks slow: test_public_api's walk over every module is.
 REAL_PACKAGES = ["numpy", "lazy_loader", "pytest>=7", "hypothesis>=6"]
 NUMPY_TESTS = [
-    "-m",
-    "not slow",
+    "-k",
+    "not test_large_zip and not test_big_arrays and not test_large_archive",
     "--pyargs",
     "numpy.tests",
     "numpy.lib.tests",
