@@ -230,6 +230,52 @@ def native_debug(session: nox.Session) -> None:
     )  # fmt: skip
 
 
+ASAN_PYTHON = "3.14"
+
+
+@nox.session(python=ASAN_PYTHON, venv_backend="venv")
+def native_asan(session: nox.Session) -> None:
+    """The native engine's tests with the extension built under AddressSanitizer.
+
+    Every object goes through the C allocator (``PYTHONMALLOC=malloc``), where
+    ASan sees a read or write after free or out of bounds.  Leaks are left to
+    ``tests/test_refleaks.py`` (CPython frees little at exit on purpose).  The
+    build goes to a directory of its own: an instrumented extension left in
+    the clone's ``build/`` would be installed, as up to date, by the next
+    session of the same interpreter.  Arguments after ``--`` go to pytest.
+    """
+    session.install("pytest>=7")
+    work = Path(session.create_tmp()).resolve()
+    build = work / "asan-build"
+    shutil.rmtree(build, ignore_errors=True)
+    config = work / "asan-build.cfg"  # read by setuptools through DIST_EXTRA_CONFIG
+    config.write_text(f"[build]\nbuild_base = {build}\n", encoding="utf-8")
+    flags = "-fsanitize=address -fno-omit-frame-pointer -g -O1"
+    session.install(
+        "--force-reinstall", "--no-deps", ".",
+        env={"CFLAGS": flags, "LDFLAGS": "-fsanitize=address", "DIST_EXTRA_CONFIG": str(config)},
+    )  # fmt: skip
+    libasan = str(
+        session.run("gcc", "-print-file-name=libasan.so", silent=True, external=True)
+    ).strip()
+    env = {
+        "LD_PRELOAD": libasan,
+        "ASAN_OPTIONS": "detect_leaks=0",
+        "PYTHONMALLOC": "malloc",
+        "PEP726HOOK_TEST_REQUIRE_EXTENSIONS": "1",
+    }
+    # The extension that runs is the instrumented one.
+    session.run(
+        "python", "-c", "import pep726hook._native as n; "
+        "assert b'__asan_init' in open(n.__file__, 'rb').read(), n.__file__",
+        env=env,
+    )  # fmt: skip
+    tests = sorted(str(path) for path in Path("tests").glob("test_native*.py"))
+    session.run(
+        "python", "-m", "pytest", "-p", "no:cacheprovider", *tests, *session.posargs, env=env
+    )
+
+
 # Packages from the package index whose modules define a PEP 562 __getattr__,
 # and the tests of theirs that the real_packages session runs: the ones that
 # reach numpy.__getattr__ (lazily imported submodules, removed and deprecated

@@ -10,8 +10,9 @@
 #           CPython's import suites, the C warnings check (gcc and clang) on 3.8-3.13, the
 #           native engine's tests on Debian's debug CPython 3.11 (python3.11-dbg)
 #   chroot  tests on CPython 3.14, 3.15, PyPy 3.11 and free-threaded 3.13t, import suites and
-#           the C warnings check on 3.14, 3.15 and 3.13t (a Debian sid chroot that
-#           tools/interpreters.sh sets up and caches), then numpy's, lazy_loader's, Twisted's,
+#           the C warnings check on 3.14, 3.15 and 3.13t, the native engine's tests on 3.14
+#           under AddressSanitizer (a Debian sid chroot that tools/interpreters.sh sets up and
+#           caches), then numpy's, lazy_loader's, Twisted's,
 #           cryptography's and zope.deprecation's own tests on 3.14, plain and with pep726hook
 # Installs what is missing (tools/interpreters.sh; nox into a virtual environment of the cache),
 # then prints a summary.  Exits non-zero if any session failed (pytest's "no tests ran", exit 5,
@@ -104,7 +105,7 @@ HOST_SESSIONS=(lint docs packaging
                native_debug-python3.11d)
 CHROOT_SESSIONS=(check_c-3.14 check_c-3.15 check_c-3.13t
                  tests-3.14 tests-3.15 tests-pypy3.11 tests-3.13t
-                 cpython_import_tests-3.14 cpython_import_tests-3.15)
+                 cpython_import_tests-3.14 cpython_import_tests-3.15 native_asan)
 # Not yet native_debug-python3.14d and -python3.15d: from 3.14 on a debug CPython asserts that
 # PyType_Modified() is never called on a static builtin type, which the native engine does to
 # ModuleType when it installs (typeobject.c, type_modified_unlocked); they abort at install().
@@ -114,7 +115,10 @@ CHROOT_SESSIONS=(check_c-3.14 check_c-3.15 check_c-3.13t
 LIBRARY_RUNS=("-s real_packages-3.14"
               "-s deprecation_libraries-3.14 -- native class --no-fallback")
 is_chroot_session() {
-    case "$1" in *-3.14|*-3.15|*-pypy3.11|*-3.13t|*-python3.14d|*-python3.15d) return 0 ;; *) return 1 ;; esac
+    case "$1" in
+        *-3.14|*-3.15|*-pypy3.11|*-3.13t|*-python3.14d|*-python3.15d|native_asan) return 0 ;;
+        *) return 1 ;;
+    esac
 }
 
 # Virtual environments are kept in the cache, so that a fresh clone reuses their dependencies.
@@ -187,7 +191,7 @@ read -r status took <"$logs/setup.status"
 record "chroot: interpreter set-up" "$status" "$took"
 if [ -f "$logs/chroot.status" ]; then
     read -r status took <"$logs/chroot.status"
-    record "chroot: C, 3.14, 3.15, pypy3.11, 3.13t, imports" "$status" "$took"
+    record "chroot: C, 3.14, 3.15, pypy3.11, 3.13t, imports, ASan" "$status" "$took"
 fi
 if [ -f "$logs/libraries.status" ]; then
     read -r status took <"$logs/libraries.status"
