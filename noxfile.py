@@ -1,9 +1,10 @@
 """Test, lint, docs, packaging, C and transparency sessions; ``tools/run-tests.sh`` is the entry point.
 
-Interpreters are found on PATH as ``python3.X``, ``python3.13t`` and ``pypy3.X``.
-On the Debian 12 host that is pyenv's CPython 3.8-3.13 (``tools/run-tests.sh``
-sets ``PYENV_VERSION``) and Debian's PyPy 3.9; CPython 3.14, 3.15, PyPy 3.11 and
-the free-threaded 3.13t live in the Debian sid chroot that
+Interpreters are found on PATH as ``python3.X``, ``python3.13t``, ``pypy3.X``
+and, for the debug builds, ``python3.Xd``.  On the Debian 12 host that is
+pyenv's CPython 3.8-3.13 (``tools/run-tests.sh`` sets ``PYENV_VERSION``),
+Debian's PyPy 3.9 and debug CPython 3.11; CPython 3.14, 3.15 (and their debug
+builds), PyPy 3.11 and the free-threaded 3.13t live in the Debian sid chroot that
 ``tools/interpreters.sh`` sets up, where ``tools/run-tests.sh`` runs their
 sessions.  Virtual environments are reused between runs: every session
 reinstalls the project itself (``pip install .``, never editable, so the C
@@ -200,12 +201,93 @@ def check_c(session: nox.Session) -> None:
     session.run("bash", "tools/check-c.sh", "python", external=True)
 
 
+# Debug builds of CPython (Debian's python3.X-dbg: Py_DEBUG, so reference-count
+# and object-consistency assertions are on, and the extension is compiled
+# without NDEBUG): 3.11 on the host, 3.14 and 3.15 in the chroot.
+DEBUG_PYTHONS = ["python3.11d", "python3.14d", "python3.15d"]
+
+
+@nox.session(python=DEBUG_PYTHONS, venv_backend="venv")
+def native_debug(session: nox.Session) -> None:
+    """The native engine's tests and the reference-leak check on a debug CPython.
+
+    The C extension is built against the debug interpreter's headers, so
+    every ``Py_DECREF`` checks for a negative count and CPython's own
+    assertions run.  ``tests/test_refleaks.py`` runs each path of the engine
+    repeatedly and fails on growth of ``sys.gettotalrefcount()`` or
+    ``sys.getallocatedblocks()``.  Arguments after ``--`` go to pytest.
+    """
+    session.install("pytest>=7")
+    _install_project(session)
+    session.run(
+        "python", "-c", "import sys, pep726hook; assert sys.gettotalrefcount(); "
+        "assert 'native' in pep726hook.available_engines(), pep726hook.available_engines()",
+    )  # fmt: skip
+    tests = sorted(str(path) for path in Path("tests").glob("test_native*.py"))
+    session.run(
+        "python", "-m", "pytest", "-p", "no:cacheprovider", *tests, "tests/test_refleaks.py",
+        *session.posargs, env={"PEP726HOOK_TEST_REQUIRE_EXTENSIONS": "1"},
+    )  # fmt: skip
+
+
+ASAN_PYTHON = "3.14"
+
+
+@nox.session(python=ASAN_PYTHON, venv_backend="venv")
+def native_asan(session: nox.Session) -> None:
+    """The native engine's tests with the extension built under AddressSanitizer.
+
+    Every object goes through the C allocator (``PYTHONMALLOC=malloc``), where
+    ASan sees a read or write after free or out of bounds.  Leaks are left to
+    ``tests/test_refleaks.py`` (CPython frees little at exit on purpose).  The
+    build goes to a directory of its own: an instrumented extension left in
+    the clone's ``build/`` would be installed, as up to date, by the next
+    session of the same interpreter.  Arguments after ``--`` go to pytest.
+    """
+    session.install("pytest>=7")
+    work = Path(session.create_tmp()).resolve()
+    build = work / "asan-build"
+    shutil.rmtree(build, ignore_errors=True)
+    config = work / "asan-build.cfg"  # read by setuptools through DIST_EXTRA_CONFIG
+    config.write_text(f"[build]\nbuild_base = {build}\n", encoding="utf-8")
+    flags = "-fsanitize=address -fno-omit-frame-pointer -g -O1"
+    session.install(
+        "--force-reinstall", "--no-deps", ".",
+        env={"CFLAGS": flags, "LDFLAGS": "-fsanitize=address", "DIST_EXTRA_CONFIG": str(config)},
+    )  # fmt: skip
+    libasan = str(
+        session.run("gcc", "-print-file-name=libasan.so", silent=True, external=True)
+    ).strip()
+    env = {
+        "LD_PRELOAD": libasan,
+        "ASAN_OPTIONS": "detect_leaks=0",
+        "PYTHONMALLOC": "malloc",
+        "PEP726HOOK_TEST_REQUIRE_EXTENSIONS": "1",
+    }
+    # The extension that runs is the instrumented one.
+    session.run(
+        "python", "-c", "import pep726hook._native as n; "
+        "assert b'__asan_init' in open(n.__file__, 'rb').read(), n.__file__",
+        env=env,
+    )  # fmt: skip
+    tests = sorted(str(path) for path in Path("tests").glob("test_native*.py"))
+    session.run(
+        "python", "-m", "pytest", "-p", "no:cacheprovider", *tests, *session.posargs, env=env
+    )
+
+
 # Packages from the package index whose modules define a PEP 562 __getattr__,
 # and the tests of theirs that the real_packages session runs: the ones that
 # reach numpy.__getattr__ (lazily imported submodules, removed and deprecated
 # names, the public API) and a broad sample besides, a few minutes on 2 cores.
+# Without the three tests that write and read files of gigabytes (half the
+# run's time; they reach no module attribute that the others do not).  Not
+# all that numpy marks slow: test_public_api's walk over every module is.
 REAL_PACKAGES = ["numpy", "lazy_loader", "pytest>=7", "hypothesis>=6"]
 NUMPY_TESTS = [
+    "-k",
+    "not test_large_zip and not test_big_arrays and not test_large_archive",
+    "--pyargs",
     "numpy.tests",
     "numpy.lib.tests",
     "numpy.{core}.tests.test_numeric",
@@ -217,8 +299,8 @@ NUMPY_TESTS = [
 def real_packages(session: nox.Session) -> None:
     """numpy's and lazy_loader's own tests, plain and with the hook and fast-getattr switch on.
 
-    Not run by ``tools/run-tests.sh``: it takes minutes and the package
-    index.  The hooked run starts every process with ``PEP726HOOK=1`` and
+    ``tools/run-tests.sh`` runs it on 3.14, in the chroot; it needs the
+    package index.  The hooked run starts every process with ``PEP726HOOK=1`` and
     ``PEP726HOOK_FAST_GETATTR=1``; ``tools/compare_test_outcomes.py`` then
     requires each test to end the same way in both runs.  The argument after
     ``--`` names the engine (``auto``, the default, ``native`` or ``class``).
@@ -258,7 +340,7 @@ def real_packages(session: nox.Session) -> None:
     )  # fmt: skip
     numpy_tests = [name.format(core=str(core).strip()) for name in NUMPY_TESTS]
     suites = {
-        "numpy": (work, ["--pyargs", *numpy_tests]),
+        "numpy": (work, numpy_tests),
         "lazy_loader": (lazy_loader_root, ["tests"]),
     }
     failed = []
@@ -359,8 +441,8 @@ REAL_LIBRARIES = Path(__file__).parent / "tests" / "real_libraries"
 def deprecation_libraries(session: nox.Session) -> None:
     """Twisted's, cryptography's and zope.deprecation's tests, with their helpers on pep726hook or not.
 
-    Not run by ``tools/run-tests.sh``: it takes minutes and the package
-    index.  Two environments get the pinned libraries and pep726hook: in
+    ``tools/run-tests.sh`` runs it on 3.14, in the chroot; it needs the
+    package index.  Two environments get the pinned libraries and pep726hook: in
     one the libraries stay as published, in the other their deprecation
     helper is patched (tests/real_libraries/patches/).  Their tests run in the
     first once and in the second under each engine (``PEP726HOOK_ENGINE``; the
@@ -369,16 +451,23 @@ def deprecation_libraries(session: nox.Session) -> None:
     proxies).  ``tools/compare_test_outcomes.py`` then requires each test to
     end the same way as unpatched, except the differences listed with their
     reason in tests/real_libraries/accepted-differences.txt.  Arguments after ``--``:
-    the engines (default ``native class``) and ``--pep726hook=PATH`` to test
-    another checkout of pep726hook than this one.
+    the engines (default ``native class``), ``--pep726hook=PATH`` to test
+    another checkout of pep726hook than this one, and ``--no-fallback`` to
+    leave out the run without pep726hook: its outcome depends on the patches
+    and the pins alone, not on pep726hook's code (CI leaves it out).
     """
     import time
 
     engines = [arg for arg in session.posargs if not arg.startswith("--")] or ["native", "class"]
     project = "."
+    fallback = True
     for arg in session.posargs:
         if arg.startswith("--pep726hook="):
             project = arg.split("=", 1)[1]
+        elif arg == "--no-fallback":
+            fallback = False
+        elif arg.startswith("--"):
+            session.error(f"unknown argument {arg!r}: engines, --pep726hook=PATH or --no-fallback")
     timings: list[tuple[str, float]] = []
     started = time.monotonic()
     work = Path(session.create_tmp()).resolve()
@@ -419,8 +508,11 @@ def deprecation_libraries(session: nox.Session) -> None:
             (f"patched-{engine}", environments["patched"], {"PEP726HOOK_ENGINE": engine})
             for engine in engines
         ),
-        ("patched-without-pep726hook", environments["patched"], {"PYTHONPATH": str(hidden)}),
     ]
+    if fallback:
+        runs.append(
+            ("patched-without-pep726hook", environments["patched"], {"PYTHONPATH": str(hidden)})
+        )
     accepted = str(REAL_LIBRARIES / "accepted-differences.txt")
     failed = []
     for name, (directory, targets) in suites.items():

@@ -361,6 +361,48 @@ def test_reload_keeps_markers_assigned_after_enable(load: Callable[..., Any]) ->
     assert [str(w.message) for w in caught] == ["After is deprecated", "Old is deprecated"]
 
 
+@pytest.mark.xfail(
+    strict=True,
+    raises=ValueError,
+    reason="deprecate_attribute(factory=...) refuses the name the first run of the body bound",
+)
+@pytest.mark.usefixtures("route")
+def test_reload_keeps_a_deprecation_with_a_factory_for_a_name_bound_later(
+    load: Callable[..., Any],
+) -> None:
+    # Twisted's converted helper deprecates twisted.cred.credentials'
+    # UsernameHashedPassword from inside that class's body, with a factory
+    # that raises AttributeError until the module binds the name.
+    source = (
+        "import pep726hook\n"
+        "def _missing():\n"
+        "    raise AttributeError('Hashed is not bound yet')\n"
+        "pep726hook.deprecate_attribute(__name__, 'Hashed', 'Hashed is deprecated',\n"
+        "                               factory=_missing)\n"
+        "class Hashed:\n"
+        "    pass\n"
+    )
+    load(source, name="latemod")
+    refused = _reload_refused("latemod")
+    if refused is not None:
+        # Raised here, with no frame that holds the module: it must die with the test.
+        raise ValueError(refused)
+    module = sys.modules["latemod"]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert module.Hashed is vars(module)["Hashed"]
+    assert [str(w.message) for w in caught] == ["Hashed is deprecated"]
+
+
+def _reload_refused(name: str) -> str | None:
+    """Reload ``sys.modules[name]``; the ValueError's message if reload() raised one."""
+    try:
+        importlib.reload(sys.modules[name])
+    except ValueError as error:
+        return str(error)
+    return None
+
+
 @pytest.mark.usefixtures("route")
 def test_the_spec_and_the_loader_are_left_as_they_were(load: Callable[..., Any]) -> None:
     module = load(LIBRARY + "After = pep726hook.deprecated(9, 'After is deprecated')\n")

@@ -2,11 +2,13 @@
 # Sets up every interpreter the test suite runs on, idempotently, reusing what an earlier run
 # left in the cache (default /var/cache/pep726hook, or $PEP726HOOK_CACHE):
 #
-#   host (Debian 12)   CPython 3.8-3.13 from pyenv (already there), PyPy 3.9 (apt-get)
-#   sid chroot         CPython 3.14 and 3.15 (+ -dev, -venv, test suites), PyPy 3.11,
+#   host (Debian 12)   CPython 3.8-3.13 from pyenv (already there), PyPy 3.9 and the debug
+#                      CPython 3.11 (python3.11-dbg) from apt-get
+#   sid chroot         CPython 3.14 and 3.15 (+ -dev, -venv, -dbg, test suites), PyPy 3.11,
 #                      and a free-threaded CPython 3.13t built from trixie's python3.13 source
 #
-#     bash tools/interpreters.sh host          # only the host's packages (PyPy 3.9, debootstrap)
+#     bash tools/interpreters.sh host          # only the host's packages (PyPy 3.9, python3.11-dbg,
+#                                              # debootstrap)
 #     bash tools/interpreters.sh setup         # host + chroot: create or update the cache
 #     bash tools/interpreters.sh run CMD...    # run CMD inside the chroot (the repository is
 #                                              # mounted at /repo, the working directory)
@@ -19,10 +21,10 @@ ROOT="$CACHE/sid"
 REPO="$(cd "$(dirname "$0")/.." && pwd)"
 FT_PREFIX=/opt/python3.13t
 # Bump when the package list or the build below changes, so cached chroots are brought up to date.
-CHROOT_RECIPE=4
+CHROOT_RECIPE=5
 CHROOT_PACKAGES=(
-    python3.14 python3.14-dev python3.14-venv libpython3.14-testsuite
-    python3.15 python3.15-dev python3.15-venv libpython3.15-testsuite
+    python3.14 python3.14-dev python3.14-venv libpython3.14-testsuite python3.14-dbg
+    python3.15 python3.15-dev python3.15-venv libpython3.15-testsuite python3.15-dbg
     pypy3 pypy3-venv python3-venv python3-pip
     gcc clang libc6-dev make git ca-certificates valgrind dpkg-dev xz-utils
 )
@@ -45,6 +47,11 @@ host_packages() {
     command -v debootstrap >/dev/null 2>&1 || missing+=(debootstrap)
     if ! command -v pypy3 >/dev/null 2>&1 || ! pypy3 -c 'import ensurepip, venv' >/dev/null 2>&1; then
         missing+=(pypy3 pypy3-venv)
+    fi
+    # The debug CPython of the native_debug session, and the headers to build against it.
+    if ! command -v python3.11d >/dev/null 2>&1 || ! python3.11d -c 'import ensurepip, venv' >/dev/null 2>&1 \
+            || [ ! -f /usr/include/python3.11d/Python.h ]; then
+        missing+=(python3.11-dbg python3.11-dev python3.11-venv)
     fi
     if [ "${#missing[@]}" -gt 0 ]; then
         say "apt-get install ${missing[*]} (host)"

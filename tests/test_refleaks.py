@@ -1,0 +1,348 @@
+"""The native engine's paths leak no reference and no memory block, as CPython's ``-R`` checks.
+
+Each scenario below drives one path of the C engine through the public API,
+in this process: it makes its modules, uses them and drops them again.  The
+check runs a scenario a few times to warm every cache up, then measures
+``sys.gettotalrefcount()`` and ``sys.getallocatedblocks()`` around further
+runs, as ``python -m test -R 3:3`` does, and reports a leak when every
+measured run grew one of them (a single growth is a cache filling up, not a
+leak).  ``sys.gettotalrefcount()`` exists in debug builds of CPython only
+(``python3.X-dbg`` on Debian, ``./configure --with-pydebug``); elsewhere the
+tests are skipped.
+
+To cover a new path, add one function decorated with ``@scenario``: it must
+leave no module, ``sys.path`` entry or warning filter behind, and use the
+same module and attribute names on every call (a new name each time would
+be a new interned string, which looks like a leak).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import importlib
+import linecache
+import re
+import sys
+import textwrap
+import types
+import warnings
+from pathlib import Path
+from typing import Callable, Iterator
+
+import pytest
+from _venv import ENGINES
+
+import pep726hook
+
+# Runs before measuring (caches fill up: the interned names, the type
+# attribute cache, linecache's copy of a module's source, pymalloc's arenas),
+# runs measured, and how often each run repeats the scenario, so that a leak
+# of one reference per call shows as a growth of at least this much.
+WARMUPS = 3
+MEASURED_RUNS = 3
+CALLS_PER_RUN = 5
+
+pytestmark = [
+    pytest.mark.skipif(
+        not hasattr(sys, "gettotalrefcount"),
+        reason="needs a debug build of CPython (sys.gettotalrefcount), such as Debian's python3.X-dbg",
+    ),
+    pytest.mark.skipif("native" not in ENGINES, reason="the native engine is not available here"),
+]
+
+Scenario = Callable[["Modules"], None]
+SCENARIOS: list[Scenario] = []
+
+
+def scenario(function: Scenario) -> Scenario:
+    """Add *function* to the scenarios the leak check runs."""
+    SCENARIOS.append(function)
+    return function
+
+
+class Modules:
+    """Modules written once into a directory on ``sys.path``, imported afresh by each call."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    def write(self, name: str, source: str) -> None:
+        *package, last = name.split(".")
+        path = self.root.joinpath(*package, last + ".py")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        text = textwrap.dedent(source)
+        if not path.exists() or path.read_text() != text:
+            path.write_text(text)
+
+    @contextlib.contextmanager
+    def imported(self, name: str, source: str) -> Iterator[types.ModuleType]:
+        """Import *name* from *source* (a package ``__init__`` when *name* ends in ``.__init__``).
+
+        Removes the module and its submodules from ``sys.modules`` afterwards.
+        """
+        self.write(name, source)
+        module_name = name[: -len(".__init__")] if name.endswith(".__init__") else name
+        try:
+            yield importlib.import_module(module_name)
+        finally:
+            for loaded in [m for m in sys.modules if m.partition(".")[0] == module_name]:
+                del sys.modules[loaded]
+
+
+def made_module(name: str, source: str) -> types.ModuleType:
+    """A module made with ``types.ModuleType`` and *source* run in it, in ``sys.modules``."""
+    module = types.ModuleType(name)
+    sys.modules[name] = module
+    exec(textwrap.dedent(source), module.__dict__)
+    return module
+
+
+@contextlib.contextmanager
+def quiet_warnings() -> Iterator[None]:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        yield
+
+
+HOOKLESS = """
+import pep726hook
+pep726hook.enable(__name__)
+"""
+
+HOOKED = """
+import pep726hook
+seen = []
+
+def __setattr__(name, value):
+    if name == "refused":
+        raise AttributeError("refused")
+    seen.append(name)
+    globals()[name] = value
+
+def __delattr__(name):
+    if name == "refused":
+        raise AttributeError("refused")
+    del globals()[name]
+
+pep726hook.enable(__name__)
+"""
+
+
+@scenario
+def stores_and_deletions_call_the_hooks(modules: Modules) -> None:
+    with modules.imported("refleak_hooked", HOOKED) as module:
+        module.x = object()
+        setattr(module, "y", [1, 2])
+        del module.x
+        delattr(module, "y")
+        for store in (lambda: setattr(module, "refused", 1), lambda: delattr(module, "refused")):
+            with pytest.raises(AttributeError):
+                store()
+        module.seen.clear()
+
+
+@scenario
+def stores_without_hooks(modules: Modules) -> None:
+    with modules.imported("refleak_hookless", HOOKLESS) as module:
+        module.x = object()
+        module.x = None
+        del module.x
+        with pytest.raises(AttributeError):
+            del module.missing
+    # Another module's stores while the native patch is in place.
+    with modules.imported("refleak_hooked", HOOKED), modules.imported("refleak_plain", "") as plain:
+        plain.x = object()
+        del plain.x
+
+
+@scenario
+def class_stores(modules: Modules) -> None:
+    class Subclass(types.ModuleType):
+        pass
+
+    with modules.imported("refleak_hookless", HOOKLESS) as module:
+        module.__class__ = Subclass
+        module.z = 1
+        module.__class__ = types.ModuleType
+        with pytest.raises(TypeError):
+            module.__class__ = int  # type: ignore[assignment]
+
+
+GETATTR = """
+import pep726hook
+
+def __getattr__(name):
+    if name == "lazy":
+        return [name]
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+present = 1
+pep726hook.enable(__name__)
+"""
+
+
+@scenario
+def relocated_getattr_and_its_misses(modules: Modules) -> None:
+    with modules.imported("refleak_getattr", GETATTR) as module:
+        for _ in range(3):
+            assert module.present == 1
+            assert module.lazy == ["lazy"]
+            assert not hasattr(module, "missing")
+            assert getattr(module, "missing", None) is None
+            with pytest.raises(AttributeError):
+                module.missing  # noqa: B018
+        module.__getattr__ = lambda name: name  # replaced through the module
+        assert module.anything == "anything"
+        del module.__getattr__
+        assert not hasattr(module, "anything")
+
+
+DEPRECATING = """
+import pep726hook
+
+New = object()
+Old = pep726hook.deprecated(New, "Old is deprecated")
+pep726hook.enable(__name__)
+
+Other = [1]
+pep726hook.deprecate_attribute(__name__, "Other", "Other is deprecated")
+pep726hook.deprecate_attribute(__name__, "made", "made is deprecated", factory=lambda: {"made": 1})
+pep726hook.deprecate_attribute(__name__, "sub", "sub is deprecated")
+
+def uses_old():
+    return Old, Other
+"""
+
+
+@scenario
+def deprecations_read_stored_and_deleted(modules: Modules) -> None:
+    modules.write("refleak_deprecating.sub", "VALUE = 1\n")
+    with quiet_warnings(), modules.imported("refleak_deprecating.__init__", DEPRECATING) as module:
+        assert module.Old is module.New
+        assert module.uses_old()[1] == [1]
+        assert module.made == {"made": 1}
+        assert module.made == {"made": 1}
+        assert module.sub.VALUE == 1
+        assert hasattr(module, "Other")
+        from refleak_deprecating import Other  # noqa: F401
+
+        module.Other = 2  # a store ends the deprecation
+        del module.Old  # so does a deletion
+        setattr(module, "Again", pep726hook.deprecated(3, "Again is deprecated"))
+        assert module.Again == 3
+        with pytest.raises(AttributeError):
+            module.missing  # noqa: B018
+
+
+@scenario
+def deprecations_of_a_module_made_at_run_time(modules: Modules) -> None:
+    def warn(message: str, category: type[Warning], stacklevel: int) -> None:
+        pass
+
+    module = made_module("refleak_made", "value = 1\n")
+    try:
+        pep726hook.deprecate_attribute(module, "value", "value is deprecated", warn=warn)
+        pep726hook.deprecate_attribute("refleak_made", "value", "replaced message", warn=warn)
+        assert module.value == 1
+        with pytest.raises(ValueError):
+            pep726hook.deprecate_attribute(module, "value", "m", factory=lambda: 2)
+    finally:
+        del sys.modules["refleak_made"]
+
+
+@scenario
+def reload_of_a_deprecating_module(modules: Modules) -> None:
+    # No factory: deprecate_attribute(factory=...) refuses a name that the
+    # first run of the body left a value for.
+    source = "\n".join(
+        line for line in DEPRECATING.splitlines() if '"made"' not in line and '"sub"' not in line
+    )
+    with quiet_warnings(), modules.imported("refleak_reloaded", source) as module:
+        assert module.Old is module.New
+        importlib.reload(module)
+        assert module.Old is module.New
+        assert module.Other == [1]
+
+
+@scenario
+def install_and_uninstall(modules: Modules) -> None:
+    hooked = HOOKED.replace("pep726hook.enable(__name__)", "")
+    with pep726hook.install("native"), modules.imported("refleak_installed", hooked) as module:
+        module.x = 1
+        del module.x
+    assert not pep726hook.is_installed()
+    with pep726hook.install("native"), pep726hook.install("native"):
+        pass
+
+
+def clear_caches() -> None:
+    """Empty the caches that grow and shrink on their own, as CPython's ``-R`` does."""
+    linecache.clearcache()
+    re.purge()
+    importlib.invalidate_caches()
+    sys._clear_type_cache()
+    for _ in range(3):
+        gc.collect()
+
+
+def counts() -> tuple[int, int]:
+    clear_caches()
+    return sys.gettotalrefcount(), sys.getallocatedblocks()  # type: ignore[attr-defined]
+
+
+def growth(run: Callable[[], None]) -> tuple[list[int], list[int]]:
+    """The growth of references and memory blocks over each measured run of *run*."""
+    for _ in range(WARMUPS):
+        run()
+    references: list[int] = []
+    blocks: list[int] = []
+    for _ in range(MEASURED_RUNS):
+        refs_before, blocks_before = counts()
+        run()
+        refs_after, blocks_after = counts()
+        references.append(refs_after - refs_before)
+        blocks.append(blocks_after - blocks_before)
+    return references, blocks
+
+
+def leaks(deltas: list[int]) -> bool:
+    # As CPython's regrtest: growth in every run is a leak; [3, 0, 0] or
+    # [8, -8, 1] are caches settling.
+    return all(delta >= 1 for delta in deltas)
+
+
+@pytest.fixture
+def modules(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, no_opted_in_module_alive: None
+) -> Modules:
+    monkeypatch.setenv("PEP726HOOK_ENGINE", "native")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    return Modules(tmp_path)
+
+
+@pytest.mark.parametrize("path", SCENARIOS, ids=lambda function: function.__name__)
+def test_path_leaks_nothing(path: Scenario, modules: Modules) -> None:
+    def run() -> None:
+        for _ in range(CALLS_PER_RUN):
+            path(modules)
+
+    references, blocks = growth(run)
+    assert not pep726hook.is_installed()
+    assert not (leaks(references) or leaks(blocks)), (
+        f"{path.__name__} grew over {MEASURED_RUNS} runs of {CALLS_PER_RUN} calls each: "
+        f"references {references}, memory blocks {blocks}"
+    )
+
+
+def test_the_check_sees_a_leak(modules: Modules) -> None:
+    kept: list[object] = []
+
+    def leaking() -> None:
+        kept.append(object())
+
+    references, blocks = growth(leaking)
+    assert leaks(references)
+    # Blocks are pymalloc's: none are counted under PYTHONMALLOC=malloc (as
+    # under AddressSanitizer).
+    assert leaks(blocks) or sys.getallocatedblocks() == 0
