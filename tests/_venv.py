@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import importlib.machinery
+import importlib.metadata
 import os
 import shutil
 import signal
@@ -324,6 +325,28 @@ def build_wheel(workdir: Path) -> Path:
     return wheel
 
 
+def _build_backend_directory() -> Path | None:
+    # Read from the distribution's metadata, not by importing setuptools: the
+    # import would run setuptools' own code (its distutils shim) in the test
+    # process, and its __version__ reads "0.dev0+unknown" when it is first
+    # imported while a test has the import system changed.
+    try:
+        distribution = importlib.metadata.distribution("setuptools")
+        major, minor = (int(part) for part in distribution.version.split(".")[:2])
+    except (importlib.metadata.PackageNotFoundError, ValueError):
+        return None
+    # The bounds of pyproject.toml (tests/test_sdist.py checks they agree).
+    if sys.version_info >= (3, 9):
+        fits = 77 <= major < 85
+    else:
+        fits = (major, minor) == (75, 3)
+    return Path(str(distribution.locate_file(""))).resolve() if fits else None
+
+
+# Found once, when the test session starts.
+_BUILD_BACKEND = _build_backend_directory()
+
+
 def installed_build_backend() -> Path | None:
     """Where this interpreter's setuptools lives, if pyproject.toml's ``[build-system]`` allows it.
 
@@ -334,17 +357,7 @@ def installed_build_backend() -> Path | None:
     ``BUILD_REQUIREMENTS``).  None otherwise: then pip and ``build`` fetch
     setuptools from the index for each build.
     """
-    try:
-        import setuptools
-    except ImportError:
-        return None
-    major, minor = (int(part) for part in setuptools.__version__.split(".")[:2])
-    # The bounds of pyproject.toml (tests/test_sdist.py checks they agree).
-    if sys.version_info >= (3, 9):
-        fits = 77 <= major < 85
-    else:
-        fits = (major, minor) == (75, 3)
-    return Path(setuptools.__file__).resolve().parent.parent if fits else None
+    return _BUILD_BACKEND
 
 
 def describe_build(result: subprocess.CompletedProcess[str]) -> str:
