@@ -128,7 +128,7 @@ def deprecated(
     Returns a :class:`DeprecatedValue` marker, for the assignment to hold
     until the conversion.  It is annotated as returning ``T``, *value*'s own
     type, because that is what the name reads as: no read through the module
-    returns the marker, so a type checker sees the attribute as *value*.
+    returns the marker, so a type checker gives the attribute *value*'s type.
     Raises TypeError when *message* is not a str, *category* not a
     ``Warning`` subclass or *warn* not callable, and ValueError for an empty
     *message* or a *value* that is already a marker.
