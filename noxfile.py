@@ -35,6 +35,14 @@ PYTHONS = HOST_PYTHONS + CHROOT_PYTHONS
 nox.options.sessions = ["lint", "docs", "packaging", "check_c", "tests", "cpython_import_tests"]
 
 TEST_DEPS = ["pytest>=7", "pytest-xdist>=3", "build"]
+# pyproject.toml's build requirements (setuptools), installed into every
+# session that installs the project: pip then builds it, and the tests build
+# their wheel, sdist and editable install (tests/_venv.py,
+# installed_build_backend), without build isolation, which would fetch
+# setuptools from the package index for every build.
+BUILD_REQUIREMENTS = nox.project.load_toml(Path(__file__).with_name("pyproject.toml"))[
+    "build-system"
+]["requires"]
 # Building and testing the sdist (tests/test_sdist.py) takes a minute; the
 # oldest, a middle and the newest CPython are enough to keep it honest.
 SDIST_PYTHONS = {"3.8", "3.12", "3.15"}
@@ -59,7 +67,8 @@ LEGACY_CIBUILDWHEEL = "cibuildwheel==3.4.1"
 def _install_project(session: nox.Session) -> None:
     # pip always rebuilds and reinstalls a local directory, so a reused venv
     # gets this commit's code and C extension.
-    session.install(".")
+    session.install(*BUILD_REQUIREMENTS)
+    session.install("--no-build-isolation", ".")
 
 
 @nox.session(python=PYTHONS, venv_backend="venv")

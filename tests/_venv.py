@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import gc
 import importlib.machinery
+import importlib.metadata
 import os
 import shutil
 import signal
@@ -309,8 +310,8 @@ def build_wheel(workdir: Path) -> Path:
     source = copy_source_tree(workdir / "source")
     wheels = workdir / "wheels"
     command = [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(wheels)]
-    if setuptools_meets_build_requirements():
-        command.append("--no-build-isolation")
+    if installed_build_backend() is not None:
+        command += ["--no-build-isolation", "--no-index"]
     result = subprocess.run(
         [*command, str(source)],
         capture_output=True,
@@ -319,26 +320,55 @@ def build_wheel(workdir: Path) -> Path:
         check=False,
         env=clean_env(),
     )
-    assert result.returncode == 0, describe(result)
+    assert result.returncode == 0, describe_build(result)
     (wheel,) = wheels.glob("pep726hook-*.whl")
     return wheel
 
 
-def setuptools_meets_build_requirements() -> bool:
-    """Whether this interpreter's setuptools is one pyproject.toml's ``[build-system]`` allows.
-
-    Then wheels and sdists are built with it, without build isolation, which
-    saves downloading setuptools once per build.
-    """
+def _build_backend_directory() -> Path | None:
+    # Read from the distribution's metadata, not by importing setuptools: the
+    # import would run setuptools' own code (its distutils shim) in the test
+    # process, and its __version__ reads "0.dev0+unknown" when it is first
+    # imported while a test has the import system changed.
     try:
-        import setuptools
-    except ImportError:
-        return False
-    major, minor = (int(part) for part in setuptools.__version__.split(".")[:2])
+        distribution = importlib.metadata.distribution("setuptools")
+        major, minor = (int(part) for part in distribution.version.split(".")[:2])
+    except (importlib.metadata.PackageNotFoundError, ValueError):
+        return None
     # The bounds of pyproject.toml (tests/test_sdist.py checks they agree).
     if sys.version_info >= (3, 9):
-        return 77 <= major < 85
-    return (major, minor) == (75, 3)
+        fits = 77 <= major < 85
+    else:
+        fits = (major, minor) == (75, 3)
+    return Path(str(distribution.locate_file(""))).resolve() if fits else None
+
+
+# Found once, when the test session starts.
+_BUILD_BACKEND = _build_backend_directory()
+
+
+def installed_build_backend() -> Path | None:
+    """Where this interpreter's setuptools lives, if pyproject.toml's ``[build-system]`` allows it.
+
+    Then every build of the tests (the wheel, the sdist, the editable
+    install) runs with it, without build isolation, and pip is told to use
+    no package index (``--no-index``), so that a build that would need one
+    fails: the nox sessions install the build requirements (noxfile.py,
+    ``BUILD_REQUIREMENTS``).  None otherwise: then pip and ``build`` fetch
+    setuptools from the index for each build.
+    """
+    return _BUILD_BACKEND
+
+
+def describe_build(result: subprocess.CompletedProcess[str]) -> str:
+    """:func:`describe` for a failed build, saying where its setuptools came from."""
+    if installed_build_backend() is not None:
+        return describe(result)
+    return (
+        "built with build isolation, which fetches setuptools from the package index: "
+        "install pyproject.toml's build requirements (noxfile.py, BUILD_REQUIREMENTS) to build "
+        "without it\n" + describe(result)
+    )
 
 
 def _pytest_directories() -> list[str]:
@@ -393,26 +423,26 @@ def make_venv(path: Path, install: Sequence[str]) -> Venv:
     assert result.returncode == 0, describe(result)
     venv = Venv(path)
     if install:
-        # The running interpreter's pip installs into the venv: no pip inside it.
+        # The running interpreter's pip installs into the venv: no pip inside
+        # it.  pip then runs, and builds (an editable install), in the venv's
+        # interpreter, which finds this environment's setuptools on
+        # PYTHONPATH for that run alone; --ignore-installed keeps pip from
+        # taking the pep726hook beside it for one already installed.
+        backend = installed_build_backend()
+        options, env = ["--no-deps", "-q"], clean_env()
+        if backend is not None:
+            options += ["--no-build-isolation", "--ignore-installed", "--no-index"]
+            env["PYTHONPATH"] = str(backend)
+        pip = [sys.executable, "-m", "pip", "--python", str(venv.python), "install"]
         result = subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "pip",
-                "--python",
-                str(venv.python),
-                "install",
-                "--no-deps",
-                "-q",
-                *install,
-            ],
+            [*pip, *options, *install],
             capture_output=True,
             text=True,
             timeout=600,
             check=False,
-            env=clean_env(),
+            env=env,
         )
-        assert result.returncode == 0, describe(result)
+        assert result.returncode == 0, describe_build(result)
     # Sorts last, and path lines are appended: the venv's own packages come first.
     (venv.site_packages / "zzz_pep726hook_tests_pytest.pth").write_text(
         "\n".join(_pytest_directories()) + "\n", encoding="utf-8"

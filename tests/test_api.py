@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import re
 import sys
 import sysconfig
 import types
+from pathlib import Path
 
 import pytest
 from _venv import (
@@ -50,6 +52,42 @@ def test_public_api_is_exactly_what_all_names() -> None:
     assert public - {"annotations"} == PUBLIC_API - {"__version__"}
     for name in PUBLIC_API:
         assert hasattr(pep726hook, name)
+
+
+API_PAGE = Path(__file__).resolve().parent.parent / "docs" / "api.md"
+# What a user calls first leads the API page; the scanner's records come last.
+API_PAGE_OPENS_WITH = ["install", "Installation", "enable", "deprecate_attribute", "deprecated"]
+API_PAGE_ENDS_WITH = ["ScanResult", "ScanFinding", "ScanRelated", "ScanSkipped", "__version__"]
+
+
+def test_api_page_documents_every_public_name_once_in_the_order_users_meet_them() -> None:
+    page = API_PAGE.read_text(encoding="utf-8")
+    documented = re.findall(r"^\.\. (?:auto\w+|data):: pep726hook\.(\w+)$", page, re.M)
+    assert sorted(documented) == sorted(PUBLIC_API)
+    assert documented[: len(API_PAGE_OPENS_WITH)] == API_PAGE_OPENS_WITH
+    assert documented[-len(API_PAGE_ENDS_WITH) :] == API_PAGE_ENDS_WITH
+
+
+@pytest.mark.parametrize("function", [pep726hook.deprecated, pep726hook.deprecate_attribute])
+def test_public_signatures_name_only_types_a_reader_can_resolve(function: object) -> None:
+    # The annotations are mostly strings (typing is not imported at run
+    # time); each name in them must be a builtin, a standard typing or module
+    # type, or a public name of the package: never a private alias that a
+    # reader of the API page cannot look up.
+    import builtins
+    import typing
+
+    annotations = getattr(function, "__annotations__").values()
+    spelled = [a if isinstance(a, str) else getattr(a, "__name__", "None") for a in annotations]
+    names = set(re.findall(r"[A-Za-z_]\w*", " ".join(spelled)))
+    unresolvable = {
+        name
+        for name in names
+        if not any(hasattr(source, name) for source in (builtins, typing, types))
+        and name not in PUBLIC_API
+    }
+    # deprecated()'s type variable, which the API page names T and defines.
+    assert unresolvable <= {"_T"}
 
 
 def test_importing_the_package_loads_no_private_module() -> None:

@@ -128,3 +128,16 @@ def test_a_run_whose_figure_moved_leaves_the_page_and_fails_unless_accepted(
     steady = [results("CPython 3.12.1", activated=[44_950_000])]
     assert run_all.check_startup_counts(steady, accept=False) is True
     assert page.read_text(encoding="utf-8") == PAGE
+
+
+def test_the_page_records_every_start_up_state_of_each_cpython_it_lists(
+    run_all: ModuleType,
+) -> None:
+    # The records a run is held to: a figure accepted by hand must leave the
+    # table whole, or a moved figure would pass as one not recorded yet.
+    page = (RUN_ALL.parent.parent / "docs" / "benchmarks.md").read_text(encoding="utf-8")
+    recorded = run_all.recorded_startup_counts(page)
+    labels = {label for label, _ in recorded}
+    assert labels, "docs/benchmarks.md has no start-up table"
+    expected = {(label, state) for label in labels for state in run_all.STARTUP_STATES}
+    assert set(recorded) == expected

@@ -27,8 +27,9 @@ from _venv import (
     clean_env,
     copy_source_tree,
     describe,
+    describe_build,
+    installed_build_backend,
     make_venv,
-    setuptools_meets_build_requirements,
 )
 
 pytest.importorskip("build", reason="needs the build frontend (pip install build)")
@@ -70,7 +71,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     source = copy_source_tree(workdir / "source")
     dist = workdir / "dist"
     command = [sys.executable, "-m", "build", "--outdir", str(dist), str(source)]
-    if setuptools_meets_build_requirements():
+    if installed_build_backend() is not None:
         command.insert(3, "--no-isolation")
     # From the work directory: in a checkout, the build/ folder that
     # ``pip install .`` leaves would shadow the frontend package of that name.
@@ -83,14 +84,14 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
         env=clean_env(),
         cwd=str(workdir),
     )
-    assert result.returncode == 0, describe(result)
+    assert result.returncode == 0, describe_build(result)
     (sdist,) = dist.glob("pep726hook-*.tar.gz")
     (wheel,) = dist.glob("pep726hook-*.whl")
     return sdist, wheel
 
 
 def test_build_requirements_are_those_the_tests_build_with() -> None:
-    # setuptools_meets_build_requirements() spells these bounds out again.
+    # installed_build_backend() spells these bounds out again.
     text = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
     assert """'setuptools>=77,<85; python_version >= "3.9"'""" in text
     assert """'setuptools>=75.3,<75.4; python_version < "3.9"'""" in text

@@ -40,12 +40,11 @@ deprecations_of = deprecation_table_of
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from types import ModuleType
-    from typing import Any, Callable, Dict, Optional, TypeVar
+    from typing import Any, Callable, Dict, TypeVar
 
     _T = TypeVar("_T")
     Table = Dict[str, Deprecation]
     WarnCallable = Callable[[str, "type[Warning]", int], object]
-    Factory = Optional[Callable[[], object]]
 else:
     ModuleType = type(sys)
 
@@ -87,7 +86,7 @@ def deprecated(
     message: str,
     *,
     category: "type[Warning]" = DeprecationWarning,
-    warn: "WarnCallable | None" = None,
+    warn: "Callable[[str, type[Warning], int], object] | None" = None,
 ) -> "_T":
     """Mark *value*, assigned to a module attribute, as deprecated under that name.
 
@@ -126,10 +125,13 @@ def deprecated(
     exception from *warn* propagates from the read, as a warnings filter
     ``"error"`` does, and changes nothing.
 
-    Returns a :class:`DeprecatedValue` marker, typed as *value*'s own type
-    (what the attribute reads as).  Raises TypeError when *message* is not a
-    str, *category* not a ``Warning`` subclass or *warn* not callable, and
-    ValueError for an empty *message* or a *value* that is already a marker.
+    Returns a :class:`DeprecatedValue` marker, for the assignment to hold
+    until the conversion.  It is annotated as returning ``T``, *value*'s own
+    type, because that is what the name reads as: no read through the module
+    returns the marker, so a type checker gives the attribute *value*'s type.
+    Raises TypeError when *message* is not a str, *category* not a
+    ``Warning`` subclass or *warn* not callable, and ValueError for an empty
+    *message* or a *value* that is already a marker.
     """
     _check_arguments(message, category, warn, "deprecated()")
     if type(value) is DeprecatedValue:
@@ -145,8 +147,8 @@ def deprecate_attribute(
     message: str,
     *,
     category: "type[Warning]" = DeprecationWarning,
-    warn: "WarnCallable | None" = None,
-    factory: "Factory" = None,
+    warn: "Callable[[str, type[Warning], int], object] | None" = None,
+    factory: "Callable[[], object] | None" = None,
 ) -> None:
     """Deprecate the attribute *name* of *module*; opt *module* in as ``enable()`` does.
 

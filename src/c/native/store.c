@@ -351,6 +351,14 @@ store_value(PyObject *self, PyObject *name, PyObject *value)
 }
 
 #if RELOCATE_GETATTR
+/* Whether *name* is '__class__' (the cheap checks first). */
+static int
+is_class_name(PyObject *name)
+{
+    return PyUnicode_Check(name) && is_dunder_name(name) &&
+           PyUnicode_CompareWithASCIIString(name, "__class__") == 0;
+}
+
 /* A store while some module's __getattr__ is relocated: a store of
  * '__getattr__' puts it back into the namespace first.  Out of line, so that
  * the slot saves no register for it. */
@@ -360,20 +368,29 @@ setattro_while_relocating(PyObject *self, PyObject *name, PyObject *value)
     if (is_getattr_name(name) && return_relocated_getattr(self) < 0) {
         return -1;
     }
-    int result = store_value(self, name, value);
-    if (result == 0 && value != NULL && PyUnicode_Check(name) && is_dunder_name(name) &&
-        PyUnicode_CompareWithASCIIString(name, "__class__") == 0 &&
-        weak_table_find(&opt_ins, self) != NULL) {
-        /* `module.__class__ = Own`, Own created since the read slot was
-         * wrapped: give Own the wrapper, or the held __getattr__ would be
-         * out of reach; a class with a read slot of its own gets the
-         * function back in the namespace. */
-        if (give_wrapper_to(Py_TYPE(self)) < 0) {
+    if (value != NULL && is_class_name(name) && weak_table_find(&opt_ins, self) != NULL) {
+        /* `module.__class__ = Own`.  Whatever class the store leaves (the
+         * module's own __setattr__ hook may refuse it, or choose another),
+         * its reads must reach the held __getattr__.  What can fail (both
+         * steps allocate) comes before the store, so that a failure leaves
+         * the module's class as it was, and a store that succeeded is
+         * reported as one.  Own, if created since the read slot was
+         * wrapped, gets the wrapper, as every older ModuleType subclass
+         * has: for modules without a held function it reads as the
+         * original, so a store that fails afterwards leaves nothing
+         * wrong.  The function goes back into the namespace, where every
+         * read slot finds it (a class with a read slot of its own reads
+         * through the original, which looks only there); on a class that
+         * reads through the wrapper, the next read that reaches the slot
+         * moves it out again. */
+        if (PyType_Check(value) && give_wrapper_to((PyTypeObject *)value) < 0) {
             return -1;
         }
-        return reads_through_wrapper(Py_TYPE(self)) ? 0 : return_relocated_getattr(self);
+        if (return_relocated_getattr(self) < 0) {
+            return -1;
+        }
     }
-    return result;
+    return store_value(self, name, value);
 }
 #endif
 
