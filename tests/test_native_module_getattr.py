@@ -13,7 +13,10 @@ on every version.
 from __future__ import annotations
 
 import dis
+import os
+import subprocess
 import sys
+import textwrap
 import types
 from typing import Any, Iterator
 
@@ -278,3 +281,134 @@ def test_held_functions_are_released_when_replaced_and_when_the_module_dies() ->
     sys.modules.pop(name)
     collect_garbage()
     assert third() is None
+
+
+# ---- code that runs while the C holds a pointer into its tables ----
+#
+# A lookup in a namespace that holds a key other than a str compares keys
+# with that key's __eq__, which may opt modules in or out and so move or
+# reallocate the table of opted-in modules.  These run in a child process
+# under CPython's debug allocator, which overwrites freed memory, so that a
+# stale pointer crashes one test instead of passing by luck.
+
+
+def run_with_debug_allocator(code: str) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ, PYTHONMALLOC="debug", PEP726HOOK_ENGINE="native")
+    env.pop("PEP726HOOK", None)
+    return subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=False,
+    )
+
+
+@relocating_versions
+def test_miss_is_served_when_a_key_comparison_opts_modules_in_during_the_lookup() -> None:
+    result = run_with_debug_allocator(
+        """
+        import sys, types, pep726hook
+
+        target = types.ModuleType("target"); sys.modules["target"] = target
+        target.__getattr__ = lambda name: "served " + str(name)
+        pep726hook.enable(target)
+        compared = []
+
+        class Name(str):
+            # Looked up, it is compared with the colliding key below.
+            def __hash__(self):
+                return hash("__getattr__")
+            __eq__ = str.__eq__
+
+        class Colliding:
+            # Compared whenever '__getattr__' is looked up in the namespace.
+            def __hash__(self):
+                return hash("__getattr__")
+            def __eq__(self, other):
+                compared.append(other)
+                if isinstance(other, Name):
+                    # The name's own lookup: a new key that is not a str
+                    # has the namespace searched for '__getattr__' again.
+                    vars(target)[len(compared)] = None
+                elif len(compared) > 1 and isinstance(compared[-2], Name):
+                    # That search: enough modules opt in that the table grows.
+                    for i in range(40):
+                        other_module = types.ModuleType(f"other_{i}")
+                        sys.modules[other_module.__name__] = other_module
+                        pep726hook.enable(other_module)
+                return False
+
+        vars(target)[Colliding()] = None
+        print(getattr(target, Name("missing")))
+        """
+    )
+    assert (result.returncode, result.stdout, result.stderr) == (0, "served missing\n", "")
+
+
+@relocating_versions
+def test_uninstall_gives_every_function_back_when_a_key_comparison_drops_modules() -> None:
+    result = run_with_debug_allocator(
+        """
+        import gc, sys, types, pep726hook
+        from pep726hook import _native
+
+        modules = []
+        for i in range(12):
+            module = types.ModuleType(f"relocating_{i}")
+            module.__getattr__ = lambda name, i=i: i
+            pep726hook.enable(module)
+            modules.append(module)
+
+        class Colliding:
+            # Compared when '__getattr__' is stored back into the namespace.
+            def __hash__(self):
+                return hash("__getattr__")
+            def __eq__(self, other):
+                # Modules die: their entries leave the table, whose later
+                # entries move back.
+                del modules[:6]
+                gc.collect()
+                return False
+
+        survivors = modules[6:]
+        vars(modules[0])[Colliding()] = None
+        _native.uninstall()
+        print(sorted(m.__getattr__("x") for m in survivors if "__getattr__" in vars(m)))
+        """
+    )
+    assert (result.returncode, result.stdout, result.stderr) == (0, f"{list(range(6, 12))}\n", "")
+
+
+def test_store_hook_stays_alive_when_a_class_key_comparison_drops_it() -> None:
+    result = run_with_debug_allocator(
+        """
+        import sys, types, pep726hook
+
+        module = types.ModuleType("hooked"); sys.modules["hooked"] = module
+        pep726hook.enable(module)
+        calls = []
+
+        class Colliding:
+            # Compared while the store looks at the class's own dict.
+            armed = False
+            def __hash__(self):
+                return hash("__module__")
+            def __eq__(self, other):
+                if Colliding.armed:
+                    Colliding.armed = False
+                    del vars(module)["__setattr__"]  # its only reference
+                return False
+
+        # Named like importlib's lazy module class, whose stores of
+        # __class__ the slot checks by looking into the class's dict.
+        Own = type("_LazyModule", (types.ModuleType,), {Colliding(): None, "__module__": "own"})
+        module.__class__ = Own
+        vars(module)["__setattr__"] = lambda name, value: calls.append(name)
+        Colliding.armed = True
+        module.__class__ = types.ModuleType
+        print(calls)
+        """
+    )
+    assert (result.returncode, result.stdout, result.stderr) == (0, "['__class__']\n", "")

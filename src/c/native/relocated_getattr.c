@@ -41,6 +41,17 @@ namespace_of(PyObject *module)
     return dict != NULL && PyDict_Check(dict) ? dict : NULL;
 }
 
+/* The function *module*'s entry holds (borrowed), NULL if none.  Found
+ * afresh: a pointer to an entry is good only until code runs that may opt a
+ * module in or out (a key's __eq__ in a dict lookup, a finalizer), which can
+ * move the entries of the table or reallocate it. */
+static PyObject *
+held_function(PyObject *module)
+{
+    weak_entry *entry = weak_table_find(&opt_ins, module);
+    return entry == NULL || entry->value == relocation_marker ? NULL : entry->value;
+}
+
 PyObject *
 relocated_getattr(PyObject *module, int *error)
 {
@@ -62,7 +73,8 @@ relocated_getattr(PyObject *module, int *error)
             *error = 1;
             return NULL;
         }
-        return entry->value == relocation_marker ? NULL : entry->value;
+        /* The lookup compared keys: *entry* may be stale. */
+        return held_function(module);
     }
     if (!reads_through_wrapper(Py_TYPE(module))) {
         /* A class with a read slot of its own (a Python __getattr__ or
@@ -87,8 +99,7 @@ relocated_getattr(PyObject *module, int *error)
         return NULL;
     }
     set_entry_value(entry, found);
-    entry = weak_table_find(&opt_ins, module);
-    return entry == NULL ? NULL : entry->value;
+    return held_function(module);
 }
 
 int
@@ -314,12 +325,27 @@ return_all_relocated(void)
 {
     PyObject *type, *value, *tb;
     PyErr_Fetch(&type, &value, &tb);
-    for (size_t i = 0; i < opt_ins.capacity; i++) {
-        PyObject *module = opt_ins.entries[i].module;
-        if (module != NULL && return_relocated_getattr(module) < 0) {
+    /* Listed first: each return stores into a namespace, where a key's
+     * __eq__ or a finalizer may opt modules in or out and so move the
+     * entries under a walk of the table. */
+    PyObject *holding = PyList_New(0);
+    for (size_t i = 0; holding != NULL && i < opt_ins.capacity; i++) {
+        weak_entry *entry = &opt_ins.entries[i];
+        if (entry->module != NULL && entry->value != NULL &&
+            entry->value != relocation_marker && PyList_Append(holding, entry->module) < 0) {
+            Py_CLEAR(holding);
+        }
+    }
+    if (holding == NULL) {
+        PyErr_WriteUnraisable(NULL);
+    }
+    for (Py_ssize_t i = 0; holding != NULL && i < PyList_GET_SIZE(holding); i++) {
+        PyObject *module = PyList_GET_ITEM(holding, i);
+        if (return_relocated_getattr(module) < 0) {
             PyErr_WriteUnraisable(module);
         }
     }
+    Py_XDECREF(holding);
     PyErr_Restore(type, value, tb);
 }
 #else
