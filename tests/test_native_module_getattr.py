@@ -24,7 +24,7 @@ import pytest
 from _venv import collect_garbage
 
 import pep726hook
-from pep726hook import _native_engine
+from pep726hook import _native_engine, _state
 
 pytestmark = pytest.mark.skipif(
     "native" not in pep726hook.available_engines(),
@@ -75,7 +75,7 @@ def module_from(source: str = SOURCE, enable: bool = True, cls: type = types.Mod
     _made.append(name)
     exec(source, module.__dict__)
     if enable:
-        pep726hook.enable(module)
+        pep726hook.enable(module, fast_getattr=True)
     return module
 
 
@@ -313,7 +313,7 @@ def test_miss_is_served_when_a_key_comparison_opts_modules_in_during_the_lookup(
 
         target = types.ModuleType("target"); sys.modules["target"] = target
         target.__getattr__ = lambda name: "served " + str(name)
-        pep726hook.enable(target)
+        pep726hook.enable(target, fast_getattr=True)
         compared = []
 
         class Name(str):
@@ -358,7 +358,7 @@ def test_uninstall_gives_every_function_back_when_a_key_comparison_drops_modules
         for i in range(12):
             module = types.ModuleType(f"relocating_{i}")
             module.__getattr__ = lambda name, i=i: i
-            pep726hook.enable(module)
+            pep726hook.enable(module, fast_getattr=True)
             modules.append(module)
 
         class Colliding:
@@ -412,3 +412,77 @@ def test_store_hook_stays_alive_when_a_class_key_comparison_drops_it() -> None:
         """
     )
     assert (result.returncode, result.stdout, result.stderr) == (0, "['__class__']\n", "")
+
+
+# ---- the author's choice: enable(module, fast_getattr=...) ----
+
+TAXING = (3, 12) <= sys.version_info[:2] < (3, 15)
+
+
+def is_relocated(module: Any) -> bool:
+    return "__getattr__" not in vars(module)
+
+
+@relocating_versions
+def test_default_relocates_only_where_no_other_module_pays() -> None:
+    module = module_from(enable=False)
+    pep726hook.enable(module)
+    assert is_relocated(module) is not TAXING
+    assert _native.state()["getattro_wrapped"] is not TAXING
+    assert module.lazy == "lazy value"
+    assert not hasattr(module, "absent")
+
+
+@relocating_versions
+def test_fast_getattr_false_keeps_the_function_and_the_read_slot() -> None:
+    module = module_from(enable=False)
+    pep726hook.enable(module, fast_getattr=False)
+    assert not is_relocated(module)
+    assert not _native.state()["getattro_wrapped"]
+    assert module.lazy == "lazy value"
+    assert getattr(module, "absent", "default") == "default"
+    assert "LOAD_ATTR_MODULE" not in specialised_read_opnames(module)
+
+
+@relocating_versions
+def test_a_later_explicit_choice_moves_the_function_either_way() -> None:
+    module = module_from()
+    function = module.__getattr__
+    assert is_relocated(module)
+    pep726hook.enable(module, fast_getattr=False)
+    assert vars(module)["__getattr__"] is function
+    assert not _native.state()["getattro_wrapped"]
+    assert _native.state()["relocating"] == 0
+    pep726hook.enable(module, fast_getattr=True)
+    assert is_relocated(module)
+    assert module.__getattr__ is function
+    assert module.lazy == "lazy value"
+
+
+@relocating_versions
+def test_a_getattr_defined_later_stays_where_the_author_said() -> None:
+    module = module_from("present = 1\n", enable=False)
+    pep726hook.enable(module, fast_getattr=False)
+    exec(SOURCE, vars(module))
+    assert module.lazy == "lazy value"
+    a_python_function()  # pending calls (3.12+) run here
+    assert not is_relocated(module)
+    assert not _native.state()["getattro_wrapped"]
+
+
+@relocating_versions
+def test_the_fast_getattr_switch_relocates_defaults_and_respects_choices(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    by_default = module_from(enable=False)
+    pep726hook.enable(by_default)
+    kept = module_from(enable=False)
+    pep726hook.enable(kept, fast_getattr=False)
+    # What the switch does for each module with a __getattr__ (its tests are
+    # in tests/test_fast_getattr.py): enable() it while the switch is on.
+    monkeypatch.setattr(_state, "fast_getattr", True)
+    for module in (by_default, kept):
+        pep726hook.enable(module)
+    assert is_relocated(by_default)
+    assert not is_relocated(kept)
+    assert by_default.lazy == kept.lazy == "lazy value"

@@ -177,8 +177,9 @@ start_flagged_relocations(void *unused)
     PyErr_Fetch(&type, &value, &tb);
     for (size_t i = 0; i < opt_ins.capacity; i++) {
         PyObject *module = opt_ins.entries[i].module;
+        unsigned int flags = opt_ins.entries[i].flags;
         if (module != NULL && opt_ins.entries[i].value == NULL &&
-            (opt_ins.entries[i].flags & NAMESPACE_MAY_HOLD_GETATTR) &&
+            (flags & NAMESPACE_MAY_HOLD_GETATTR) && !(flags & GETATTR_KEPT_IN_PLACE) &&
             start_relocating(module) < 0) {
             PyErr_Clear();
         }
@@ -210,6 +211,9 @@ getattr_watch_callback(PyDict_WatchEvent event, PyObject *dict, PyObject *key,
         weak_entry *entry = &opt_ins.entries[i];
         if (entry->module == NULL || namespace_of(entry->module) != dict) {
             continue;
+        }
+        if (entry->flags & GETATTR_KEPT_IN_PLACE) {
+            break;
         }
         entry->flags |= NAMESPACE_MAY_HOLD_GETATTR;
         if (entry->value == NULL) {
@@ -272,7 +276,8 @@ stop_getattr_watcher(int release)
 }
 #  endif
 
-int
+/* Start relocating *module*'s __getattr__ (now, or once it has one). */
+static int
 track_module_getattr(PyObject *module)
 {
     weak_entry *entry = weak_table_find(&opt_ins, module);
@@ -320,6 +325,49 @@ track_module_getattr(PyObject *module)
     return error ? -1 : 0;
 }
 
+/* Stop relocating *module*'s __getattr__: the function goes back into the
+ * namespace, and the read slot is unwrapped once no module needs it. */
+static int
+keep_getattr_in_place(PyObject *module)
+{
+    if (return_relocated_getattr(module) < 0) {
+        return -1;
+    }
+    weak_entry *entry = weak_table_find(&opt_ins, module);
+    if (entry == NULL || entry->value == NULL || entry->value != relocation_marker) {
+        return 0;
+    }
+    entry->value = NULL;
+    relocating_count--;
+    /* Never the last reference (the global keeps one): runs no code. */
+    Py_DECREF(relocation_marker);
+    release_getattro_wrapper();
+    return 0;
+}
+
+int
+place_module_getattr(PyObject *module, int relocate_getattr, int chosen)
+{
+    weak_entry *entry = weak_table_find(&opt_ins, module);
+    if (entry == NULL) {
+        return 0;
+    }
+    if (!chosen && (entry->flags & GETATTR_PLACE_CHOSEN)) {
+        /* The author's choice stands against a default. */
+        relocate_getattr = !(entry->flags & GETATTR_KEPT_IN_PLACE);
+    }
+    if (relocate_getattr) {
+        entry->flags &= ~GETATTR_KEPT_IN_PLACE;
+    }
+    else {
+        entry->flags |= GETATTR_KEPT_IN_PLACE;
+    }
+    if (chosen) {
+        entry->flags |= GETATTR_PLACE_CHOSEN;
+    }
+    return relocate_getattr ? track_module_getattr(module) : keep_getattr_in_place(module);
+}
+
 void
 return_all_relocated(void)
 {
@@ -356,9 +404,11 @@ stop_getattr_watcher(int release)
 }
 
 int
-track_module_getattr(PyObject *module)
+place_module_getattr(PyObject *module, int relocate_getattr, int chosen)
 {
     (void)module;
+    (void)relocate_getattr;
+    (void)chosen;
     return 0;
 }
 
