@@ -24,6 +24,7 @@ import pydoc
 import sys
 import threading
 import types
+from functools import partial
 from typing import Any, Callable, Iterator
 from unittest import mock
 
@@ -583,12 +584,14 @@ def test_a_failing_getter_of_a_deprecating_module_runs_once(opt_in_engine: str) 
 
 
 @pytest.mark.parametrize("fast_getattr", [True, False, None])
-def test_every_placement_keeps_pep_562_exactly(opt_in_engine: str, fast_getattr: bool | None) -> None:
+def test_every_placement_keeps_pep_562_exactly(
+    opt_in_engine: str, fast_getattr: bool | None
+) -> None:
     module = make_module(LAZY, enable=False)
     plain = make_module(LAZY, enable=False, name=module.__name__)
     pep726hook.enable(module, fast_getattr=fast_getattr)
     for name in ("present", "boom", "absent"):
-        assert outcome(lambda: getattr(module, name)) == outcome(lambda: getattr(plain, name))
+        assert outcome(partial(getattr, module, name)) == outcome(partial(getattr, plain, name))
     assert module.lazy.n == plain.lazy.n == 42
     for name in ("present", "lazy", "absent"):
         assert hasattr(module, name) == hasattr(plain, name)

@@ -152,8 +152,10 @@ class NativeEngine:
         """
         _native.install(process_wide=False)
         _native.upgrade_type(type(module))
-        chosen = fast_getattr is not None
-        _native.opt_in(module, fast_getattr if chosen else relocates_getattr_by_default(), chosen)
+        if fast_getattr is None:
+            _native.opt_in(module, relocates_getattr_by_default(), False)
+        else:
+            _native.opt_in(module, fast_getattr, True)
         # deprecated() markers stored through the module become deprecations
         # (the deprecation module registers itself if it is loaded first).
         deprecation = sys.modules.get(_DEPRECATION_MODULE)
