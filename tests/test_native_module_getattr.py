@@ -13,15 +13,13 @@ on every version.
 from __future__ import annotations
 
 import dis
-import os
 import subprocess
 import sys
-import textwrap
 import types
 from typing import Any, Iterator
 
 import pytest
-from _venv import collect_garbage
+from _venv import collect_garbage, run_fresh_python
 
 import pep726hook
 from pep726hook import _native_engine, _state
@@ -293,16 +291,7 @@ def test_held_functions_are_released_when_replaced_and_when_the_module_dies() ->
 
 
 def run_with_debug_allocator(code: str) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ, PYTHONMALLOC="debug", PEP726HOOK_ENGINE="native")
-    env.pop("PEP726HOOK", None)
-    return subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(code)],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,
-        check=False,
-    )
+    return run_fresh_python(code, env={"PYTHONMALLOC": "debug", "PEP726HOOK_ENGINE": "native"})
 
 
 @relocating_versions
