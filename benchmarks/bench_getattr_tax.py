@@ -25,6 +25,7 @@ pyperf's two clock reads) and ``import numpy`` when it installs (binary
 wheels only).
 
     python benchmarks/bench_getattr_tax.py [--only 3.12,3.14] [--benchmarks deepcopy,go] [--numpy]
+        [--layouts 3] [--label -richards]
 
 Results go to ``build/benchmarks/getattr-tax-<key>.json``; the table is printed.
 """
@@ -100,9 +101,9 @@ def state_dirs() -> dict[str, str]:
     """Write each state's PYTHONPATH directory (sitecustomize.py, getattrlib.py)."""
     dirs = {}
     for state in STATES:
-        directory = os.path.join(pp.WORK, f"getattr-tax-{state}")
+        directory = os.path.join(pp.WORK, f"getattr-tax-padded-{state}")
         os.makedirs(directory, exist_ok=True)
-        pp._write(os.path.join(directory, "sitecustomize.py"), "import getattrlib\n")
+        pp._write(os.path.join(directory, "sitecustomize.py"), pp.PADDING + "import getattrlib\n")
         library = LIBRARY.format(
             getattr="" if state == "hooks" else GETATTR,
             choice={
@@ -121,8 +122,35 @@ def total(interp: pp.PPInterpreter, state: str, dirs: dict[str, str], code: str,
     return sum(pp._callgrind(interp, env, [interp.python, "-c", code], what, dump=False))
 
 
+def pyperformance_counts(
+    interp: pp.PPInterpreter,
+    bench: pp.Bench,
+    benchdir: str,
+    dirs: dict[str, str],
+    *,
+    marker: bool,
+    layouts: int,
+) -> dict[str, dict[str, float]]:
+    """Return part -> state -> instructions of *bench*, the mean over *layouts* layouts.
+
+    A benchmark's count moves by a few per cent with the addresses of its
+    hot types and names (CPython's type attribute cache), which the size of
+    the library imported first shifts: the layouts average that out
+    (``bench_pyperformance.py``, ``PADDING``).
+    """
+    parts: dict[str, dict[str, float]] = {"body": {}, "total": {}}
+    for state in STATES:
+        runs = [
+            pp.count(interp, bench, state, benchdir, dirs, marker=marker, pad=pad)
+            for pad in range(layouts)
+        ]
+        for part, per_state in parts.items():
+            per_state[state] = sum(run[part] for run in runs) / layouts
+    return parts
+
+
 def run_interpreter(
-    interp: pp.PPInterpreter, benches: list[pp.Bench], numpy: bool
+    interp: pp.PPInterpreter, benches: list[pp.Bench], numpy: bool, layouts: int = 1
 ) -> dict[str, Any]:
     meta, benchdir = pp.setup(interp)
     dirs = state_dirs()
@@ -131,7 +159,7 @@ def run_interpreter(
         completed = interp.run(argv, capture=True, check=False)
         if completed.returncode != 0:
             raise RuntimeError(completed.stderr or completed.stdout)
-    counts: dict[str, dict[str, int]] = {}
+    counts: dict[str, dict[str, float]] = {}
     print(f"== {interp.key}: start-up, 150 stdlib imports", flush=True)
     counts["start-up (150 stdlib imports)"] = {
         s: total(interp, s, dirs, START_UP, f"{interp.key}-startup-{s}") for s in STATES
@@ -150,9 +178,9 @@ def run_interpreter(
     marker = pp.marker_works(interp)
     for bench in benches:
         print(f"== {interp.key}: {bench.name}", flush=True)
-        counts[f"pyperformance {bench.name} (body)"] = {
-            s: pp.count(interp, bench, s, benchdir, dirs, marker=marker)["body"] for s in STATES
-        }
+        parts = pyperformance_counts(interp, bench, benchdir, dirs, marker=marker, layouts=layouts)
+        counts[f"pyperformance {bench.name} (timed loops)"] = parts["body"]
+        counts[f"pyperformance {bench.name} (whole worker)"] = parts["total"]
     return {"python": meta.get("version", interp.key), "key": interp.key, "counts": counts}
 
 
@@ -174,6 +202,8 @@ def main() -> int:
     parser.add_argument("--only", help="comma-separated keys, e.g. 3.12,3.14")
     parser.add_argument("--benchmarks", help="comma-separated pyperformance names")
     parser.add_argument("--numpy", action="store_true", help="also import numpy (installs it)")
+    parser.add_argument("--layouts", type=int, default=1, help="mean of this many layouts")
+    parser.add_argument("--label", default="", help="suffix of the JSON file")
     parser.add_argument("--render", nargs="+", metavar="JSON", help="only print the table")
     options = parser.parse_args()
     if options.render:
@@ -191,10 +221,12 @@ def main() -> int:
         if "pypy" in found.key:
             continue
         interp = pp.PPInterpreter(found.key, found.command, found.chroot)
-        result = run_interpreter(interp, benches, options.numpy)
+        result = run_interpreter(interp, benches, options.numpy, options.layouts)
         os.makedirs(run_all.RAW, exist_ok=True)
         with open(
-            os.path.join(run_all.RAW, f"getattr-tax-{interp.key}.json"), "w", encoding="utf-8"
+            os.path.join(run_all.RAW, f"getattr-tax-{interp.key}{options.label}.json"),
+            "w",
+            encoding="utf-8",
         ) as file:
             json.dump(result, file, indent=2)
         results.append(result)
