@@ -6,7 +6,7 @@ The cases, each read ``m.x`` from a local name, ten reads per loop:
 
 * ``plain``: a module without ``__getattr__`` (what every other case is compared with);
 * ``__getattr__``: the same module with a ``__getattr__``, pep726hook unused;
-* ``enable()/E``: that module after ``pep726hook.enable(module)`` under engine E;
+* ``enable()/E``: that module after ``pep726hook.enable(module, fast_getattr=True)`` under engine E;
 * ``switch/native``: that module imported after ``pep726hook.install("native",
   fast_getattr=True)`` (what ``PEP726HOOK=1 PEP726HOOK_FAST_GETATTR=1`` does at
   start-up; the switch does nothing under the class engine);
@@ -97,7 +97,7 @@ def prepare(case: str, modules: str) -> tuple[Any, str]:
         os.environ["PEP726HOOK_ENGINE"] = engine
         import pep726hook
 
-        pep726hook.enable(module)
+        pep726hook.enable(module, fast_getattr=True)
     return module, "x"
 
 

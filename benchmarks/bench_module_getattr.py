@@ -11,14 +11,18 @@ of a fresh interpreter with two loop counts, start-up cancelled out,
 
 ``plain``            ``m.x`` on a module without ``__getattr__``, no pep726hook.
 ``pep562``           ``m.x`` on a module with ``__getattr__``, no pep726hook.
-``enabled``          the same module after ``pep726hook.enable(m)`` (native
-                     engine where it can run, ``$PEP726HOOK_ENGINE`` else).
+``enabled``          the same module after ``pep726hook.enable(m,
+                     fast_getattr=True)`` (native engine where it can run,
+                     ``$PEP726HOOK_ENGINE`` else).
 Each module has a ``ModuleSpec``, as an imported module has.
 
 ``miss-plain``       ``hasattr(m, "missing")`` on a module without
                      ``__getattr__``, no pep726hook: CPython's cheapest miss.
-``miss-other``       the same while another module is opted in with a
-                     ``__getattr__`` (ModuleType's read slot is wrapped).
+``miss-other``       the same while another module with a ``__getattr__`` is
+                     enabled with ``fast_getattr=True`` (ModuleType's read
+                     slot is wrapped on 3.11-3.14).
+``miss-other-kept``  the same with ``fast_getattr=False`` (the default on
+                     3.12-3.14): the other module's function stays in place.
 ``miss-pep562``      ``hasattr(m, "missing")`` on the PEP 562 module, no
                      pep726hook (its ``__getattr__`` raises AttributeError).
 ``miss-enabled``     the same on the opted-in PEP 562 module.
@@ -51,6 +55,7 @@ CONFIGS = (
     "enabled",
     "miss-plain",
     "miss-other",
+    "miss-other-kept",
     "miss-pep562",
     "miss-enabled",
 )
@@ -82,14 +87,14 @@ def make(config):
     if config in ("enabled", "miss-enabled"):
         import pep726hook
 
-        pep726hook.enable(module)
-    elif config == "miss-other":
+        pep726hook.enable(module, fast_getattr=True)
+    elif config in ("miss-other", "miss-other-kept"):
         import pep726hook
 
         other = types.ModuleType("other")
         other.__getattr__ = __getattr__
         sys.modules["other"] = other
-        pep726hook.enable(other)
+        pep726hook.enable(other, fast_getattr=config == "miss-other")
     return module
 
 
@@ -113,6 +118,7 @@ def ratios(values: dict[str, float]) -> dict[str, float]:
         "pep562 / plain": values["pep562"] / values["plain"],
         "enabled / plain": values["enabled"] / values["plain"],
         "miss-other / miss-plain": values["miss-other"] / values["miss-plain"],
+        "miss-other-kept / miss-plain": values["miss-other-kept"] / values["miss-plain"],
         "miss-enabled / miss-pep562": values["miss-enabled"] / values["miss-pep562"],
     }
 

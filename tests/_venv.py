@@ -236,19 +236,19 @@ def fresh_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
 
 
 def run_fresh_python(
-    code: str, *args: str, timeout: float = TIMEOUT
+    code: str, *args: str, timeout: float = TIMEOUT, env: Mapping[str, str] | None = None
 ) -> subprocess.CompletedProcess[str]:
     """Run dedented *code* with *args* in a fresh interpreter of this environment.
 
-    See :func:`fresh_env`.  For races, deadlocks and crashes: a hang costs
-    *timeout*, never the test session.
+    See :func:`fresh_env`; *env* adds to it.  For races, deadlocks and
+    crashes: a hang costs *timeout*, never the test session.
     """
     return subprocess.run(
         [sys.executable, "-c", textwrap.dedent(code), *args],
         check=False,
         capture_output=True,
         text=True,
-        env=fresh_env(),
+        env=fresh_env(env),
         timeout=timeout,
     )
 

@@ -24,6 +24,7 @@ import pydoc
 import sys
 import threading
 import types
+from functools import partial
 from typing import Any, Callable, Iterator
 from unittest import mock
 
@@ -31,6 +32,7 @@ import pytest
 from _venv import WriteModule, join_or_fail
 
 import pep726hook
+from pep726hook import _enable
 
 # A library with a lazy attribute, as numpy, scipy and many others have.
 LAZY = """
@@ -100,7 +102,7 @@ def make_module(
         _made.append(module_name)
     exec(source, module.__dict__)
     if enable:
-        pep726hook.enable(module)
+        pep726hook.enable(module, fast_getattr=True)
     return module
 
 
@@ -179,7 +181,7 @@ def test_getattr_defined_after_enable_in_the_body(
         "getattr_after_enable",
         """
         import pep726hook
-        pep726hook.enable(__name__)
+        pep726hook.enable(__name__, fast_getattr=True)
         present = 1
 
         def __getattr__(name):
@@ -363,7 +365,7 @@ def test_reload_reruns_the_body_and_its_getattr_wins(
         present = 1
         def __getattr__(name):
             return "first " + name
-        pep726hook.enable(__name__)
+        pep726hook.enable(__name__, fast_getattr=True)
         """,
     )
     module = importlib.import_module("reloaded_getattr")
@@ -402,7 +404,7 @@ def test_values_pickle_by_reference_to_the_module(
                 return helper
             raise AttributeError(name)
 
-        pep726hook.enable(__name__)
+        pep726hook.enable(__name__, fast_getattr=True)
         """,
     )
     module = importlib.import_module("pickled_getattr")
@@ -579,3 +581,32 @@ def test_a_failing_getter_of_a_deprecating_module_runs_once(opt_in_engine: str) 
         assert errors[0] == errors[1]
     with pytest.warns(DeprecationWarning):
         assert module.Old == 1
+
+
+@pytest.mark.parametrize("fast_getattr", [True, False, None])
+def test_every_placement_keeps_pep_562_exactly(
+    opt_in_engine: str, fast_getattr: bool | None
+) -> None:
+    module = make_module(LAZY, enable=False)
+    plain = make_module(LAZY, enable=False, name=module.__name__)
+    pep726hook.enable(module, fast_getattr=fast_getattr)
+    for name in ("present", "boom", "absent"):
+        assert outcome(partial(getattr, module, name)) == outcome(partial(getattr, plain, name))
+    assert module.lazy.n == plain.lazy.n == 42
+    for name in ("present", "lazy", "absent"):
+        assert hasattr(module, name) == hasattr(plain, name)
+    assert module.calls == plain.calls
+    if fast_getattr is False or not relocates(opt_in_engine):
+        # Kept in place: the class engine ignores the choice.
+        assert "__getattr__" in vars(module)
+    elif fast_getattr:
+        assert "__getattr__" not in vars(module)
+
+
+@pytest.mark.parametrize("bad", ["yes", 1, 0, [], object()])
+def test_a_bad_fast_getattr_is_refused_and_changes_nothing(opt_in_engine: str, bad: object) -> None:
+    module = make_module(LAZY, enable=False)
+    with pytest.raises(TypeError, match="fast_getattr must be True, False or None"):
+        pep726hook.enable(module, fast_getattr=bad)  # type: ignore[arg-type]
+    assert not _enable.is_opted_in(module)
+    assert "__getattr__" in vars(module)

@@ -138,7 +138,7 @@ def test_a_held_pep562_getattr_goes_back_into_the_namespace(
         "        return 'served'\n"
         "    raise AttributeError(name)\n"
         "Old = 1\n"
-        "pep726hook.enable(__name__)\n"
+        "pep726hook.enable(__name__, fast_getattr=True)\n"
         "held = '__getattr__' not in globals()\n"
         "pep726hook.deprecate_attribute(__name__, 'Old', 'Old is deprecated')\n"
     )

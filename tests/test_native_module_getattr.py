@@ -13,15 +13,16 @@ on every version.
 from __future__ import annotations
 
 import dis
+import subprocess
 import sys
 import types
 from typing import Any, Iterator
 
 import pytest
-from _venv import collect_garbage
+from _venv import collect_garbage, run_fresh_python
 
 import pep726hook
-from pep726hook import _native_engine
+from pep726hook import _native_engine, _state
 
 pytestmark = pytest.mark.skipif(
     "native" not in pep726hook.available_engines(),
@@ -72,7 +73,7 @@ def module_from(source: str = SOURCE, enable: bool = True, cls: type = types.Mod
     _made.append(name)
     exec(source, module.__dict__)
     if enable:
-        pep726hook.enable(module)
+        pep726hook.enable(module, fast_getattr=True)
     return module
 
 
@@ -278,3 +279,202 @@ def test_held_functions_are_released_when_replaced_and_when_the_module_dies() ->
     sys.modules.pop(name)
     collect_garbage()
     assert third() is None
+
+
+# ---- code that runs while the C holds a pointer into its tables ----
+#
+# A lookup in a namespace that holds a key other than a str compares keys
+# with that key's __eq__, which may opt modules in or out and so move or
+# reallocate the table of opted-in modules.  These run in a child process
+# under CPython's debug allocator, which overwrites freed memory, so that a
+# stale pointer crashes one test instead of passing by luck.
+
+
+def run_with_debug_allocator(code: str) -> subprocess.CompletedProcess[str]:
+    return run_fresh_python(code, env={"PYTHONMALLOC": "debug", "PEP726HOOK_ENGINE": "native"})
+
+
+@relocating_versions
+def test_miss_is_served_when_a_key_comparison_opts_modules_in_during_the_lookup() -> None:
+    result = run_with_debug_allocator(
+        """
+        import sys, types, pep726hook
+
+        target = types.ModuleType("target"); sys.modules["target"] = target
+        target.__getattr__ = lambda name: "served " + str(name)
+        pep726hook.enable(target, fast_getattr=True)
+        compared = []
+
+        class Name(str):
+            # Looked up, it is compared with the colliding key below.
+            def __hash__(self):
+                return hash("__getattr__")
+            __eq__ = str.__eq__
+
+        class Colliding:
+            # Compared whenever '__getattr__' is looked up in the namespace.
+            def __hash__(self):
+                return hash("__getattr__")
+            def __eq__(self, other):
+                compared.append(other)
+                if isinstance(other, Name):
+                    # The name's own lookup: a new key that is not a str
+                    # has the namespace searched for '__getattr__' again.
+                    vars(target)[len(compared)] = None
+                elif len(compared) > 1 and isinstance(compared[-2], Name):
+                    # That search: enough modules opt in that the table grows.
+                    for i in range(40):
+                        other_module = types.ModuleType(f"other_{i}")
+                        sys.modules[other_module.__name__] = other_module
+                        pep726hook.enable(other_module)
+                return False
+
+        vars(target)[Colliding()] = None
+        print(getattr(target, Name("missing")))
+        """
+    )
+    assert (result.returncode, result.stdout, result.stderr) == (0, "served missing\n", "")
+
+
+@relocating_versions
+def test_uninstall_gives_every_function_back_when_a_key_comparison_drops_modules() -> None:
+    result = run_with_debug_allocator(
+        """
+        import gc, sys, types, pep726hook
+        from pep726hook import _native
+
+        modules = []
+        for i in range(12):
+            module = types.ModuleType(f"relocating_{i}")
+            module.__getattr__ = lambda name, i=i: i
+            pep726hook.enable(module, fast_getattr=True)
+            modules.append(module)
+
+        class Colliding:
+            # Compared when '__getattr__' is stored back into the namespace.
+            def __hash__(self):
+                return hash("__getattr__")
+            def __eq__(self, other):
+                # Modules die: their entries leave the table, whose later
+                # entries move back.
+                del modules[:6]
+                gc.collect()
+                return False
+
+        survivors = modules[6:]
+        vars(modules[0])[Colliding()] = None
+        _native.uninstall()
+        print(sorted(m.__getattr__("x") for m in survivors if "__getattr__" in vars(m)))
+        """
+    )
+    assert (result.returncode, result.stdout, result.stderr) == (0, f"{list(range(6, 12))}\n", "")
+
+
+def test_store_hook_stays_alive_when_a_class_key_comparison_drops_it() -> None:
+    result = run_with_debug_allocator(
+        """
+        import sys, types, warnings, pep726hook
+
+        module = types.ModuleType("hooked"); sys.modules["hooked"] = module
+        pep726hook.enable(module)
+        calls = []
+
+        class Colliding:
+            # Compared while the store looks at the class's own dict.
+            armed = False
+            def __hash__(self):
+                return hash("__module__")
+            def __eq__(self, other):
+                if Colliding.armed:
+                    Colliding.armed = False
+                    del vars(module)["__setattr__"]  # its only reference
+                return False
+
+        # Named like importlib's lazy module class, whose stores of
+        # __class__ the slot checks by looking into the class's dict.
+        with warnings.catch_warnings():
+            # 3.13+ warn of a class dict key that is not a str.
+            warnings.simplefilter("ignore", RuntimeWarning)
+            Own = type("_LazyModule", (types.ModuleType,), {Colliding(): None, "__module__": "own"})
+        module.__class__ = Own
+        vars(module)["__setattr__"] = lambda name, value: calls.append(name)
+        Colliding.armed = True
+        module.__class__ = types.ModuleType
+        print(calls)
+        """
+    )
+    assert (result.returncode, result.stdout, result.stderr) == (0, "['__class__']\n", "")
+
+
+# ---- the author's choice: enable(module, fast_getattr=...) ----
+
+TAXING = (3, 12) <= sys.version_info[:2] < (3, 15)
+
+
+def is_relocated(module: Any) -> bool:
+    return "__getattr__" not in vars(module)
+
+
+@relocating_versions
+def test_default_relocates_only_where_no_other_module_pays() -> None:
+    module = module_from(enable=False)
+    pep726hook.enable(module)
+    assert is_relocated(module) is not TAXING
+    assert _native.state()["getattro_wrapped"] is not TAXING
+    assert module.lazy == "lazy value"
+    assert not hasattr(module, "absent")
+
+
+@relocating_versions
+def test_fast_getattr_false_keeps_the_function_and_the_read_slot() -> None:
+    module = module_from(enable=False)
+    pep726hook.enable(module, fast_getattr=False)
+    assert not is_relocated(module)
+    assert not _native.state()["getattro_wrapped"]
+    assert module.lazy == "lazy value"
+    assert getattr(module, "absent", "default") == "default"
+    assert "LOAD_ATTR_MODULE" not in specialised_read_opnames(module)
+
+
+@relocating_versions
+def test_a_later_explicit_choice_moves_the_function_either_way() -> None:
+    module = module_from()
+    function = module.__getattr__
+    assert is_relocated(module)
+    pep726hook.enable(module, fast_getattr=False)
+    assert vars(module)["__getattr__"] is function
+    assert not _native.state()["getattro_wrapped"]
+    assert _native.state()["relocating"] == 0
+    pep726hook.enable(module, fast_getattr=True)
+    assert is_relocated(module)
+    assert module.__getattr__ is function
+    assert module.lazy == "lazy value"
+
+
+@relocating_versions
+def test_a_getattr_defined_later_stays_where_the_author_said() -> None:
+    module = module_from("present = 1\n", enable=False)
+    pep726hook.enable(module, fast_getattr=False)
+    exec(SOURCE, vars(module))
+    assert module.lazy == "lazy value"
+    a_python_function()  # pending calls (3.12+) run here
+    assert not is_relocated(module)
+    assert not _native.state()["getattro_wrapped"]
+
+
+@relocating_versions
+def test_the_fast_getattr_switch_relocates_defaults_and_respects_choices(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    by_default = module_from(enable=False)
+    pep726hook.enable(by_default)
+    kept = module_from(enable=False)
+    pep726hook.enable(kept, fast_getattr=False)
+    # What the switch does for each module with a __getattr__ (its tests are
+    # in tests/test_fast_getattr.py): enable() it while the switch is on.
+    monkeypatch.setattr(_state, "fast_getattr", True)
+    for module in (by_default, kept):
+        pep726hook.enable(module)
+    assert is_relocated(by_default)
+    assert not is_relocated(kept)
+    assert by_default.lazy == kept.lazy == "lazy value"

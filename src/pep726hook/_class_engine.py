@@ -447,8 +447,13 @@ class ClassEngine:
 
     # -- opt-in (enable()) ---------------------------------------------------------------
 
-    def opt_in(self, module: ModuleType) -> "Callable[[], object] | None":
+    def opt_in(
+        self, module: ModuleType, fast_getattr: "bool | None" = None
+    ) -> "Callable[[], object] | None":
         """Give *module* the opted-in class if that needs no composing; else say how.
+
+        *fast_getattr* is ignored: a module with a class of its own is never
+        specialised, so there is nothing to gain by moving its ``__getattr__``.
 
         Returns None once *module* calls its hooks; otherwise the composing to
         do without the install lock (lock rule 1) before calling again, whose

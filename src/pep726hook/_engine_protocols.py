@@ -33,9 +33,12 @@ class Engine(Protocol):
     def is_upgraded(self, module: ModuleType) -> bool:
         """Tell whether stores on *module* call its hooks now, by any route."""
 
-    def opt_in(self, module: ModuleType) -> Callable[[], object] | None:
+    def opt_in(
+        self, module: ModuleType, fast_getattr: bool | None = None
+    ) -> Callable[[], object] | None:
         """Give *module* its hooks whatever the process-wide hook does.
 
+        *fast_getattr* is :func:`enable`'s (an engine may ignore it).
         Returns None when done, or work to run without the install lock
         (lock rule 1) before calling again.
         """

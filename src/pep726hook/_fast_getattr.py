@@ -11,6 +11,12 @@ about itself, and an application that turns this switch on
 defines ``__getattr__`` once its body ran, and for those imported before the
 switch was turned on.
 
+While the switch is on, ``enable()``'s default relocates a ``__getattr__`` on
+3.12-3.14 as well (``_native_engine.relocates_getattr_by_default``): the one
+who runs the program accepts that every module's suppressed misses cost more
+there.  A module whose author passed ``fast_getattr=False`` (or ``True``)
+keeps that choice; the switch passes modules without the keyword.
+
 The point after a module's body is the finder's loader wrapper (:mod:`._finder`),
 which the native engine, needing no finder otherwise, gets only while this
 switch is on.  Under the class engine the switch does nothing: ``enable()``

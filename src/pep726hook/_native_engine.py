@@ -12,7 +12,8 @@ Design and limits: https://github.com/pep726hook/pep726hook/blob/main/docs/nativ
 
 import sys
 
-from ._compat import IMPLEMENTATION, NATIVE_ENGINE_IS_BUILT
+from . import _state
+from ._compat import IMPLEMENTATION, NATIVE_ENGINE_IS_BUILT, VERSION
 
 _DEPRECATION_MODULE = __name__.rpartition(".")[0] + "._deprecation"
 
@@ -63,6 +64,20 @@ def unavailable_reason() -> "str | None":
             "sub-interpreter cannot use it"
         )
     return None
+
+
+def relocates_getattr_by_default() -> bool:
+    """Tell whether ``enable()`` without *fast_getattr* relocates a module's ``__getattr__``.
+
+    Yes where it taxes nobody: on CPython 3.11, whose misses on every module
+    raise and clear an AttributeError anyway.  On 3.12-3.14 the wrapped read
+    slot makes every module's suppressed misses (``hasattr()``, ``getattr()``
+    with a default) several times dearer for the whole process (measured in
+    docs/native-engine.md, "What a relocated __getattr__ costs"), so only the
+    application's fast-getattr switch, which decides for the whole process,
+    relocates by default there.  Other versions never relocate.
+    """
+    return VERSION == (3, 11) or _state.fast_getattr
 
 
 def slot_is_patched() -> bool:
@@ -123,16 +138,24 @@ class NativeEngine:
 
     # -- opt-in (enable()) ---------------------------------------------------------------
 
-    def opt_in(self, module: "ModuleType") -> "Callable[[], object] | None":
+    def opt_in(
+        self, module: "ModuleType", fast_getattr: "bool | None" = None
+    ) -> "Callable[[], object] | None":
         """Have the patched slot call *module*'s hooks, process-wide dispatch on or off.
 
         Patches the module type first if needed, without turning process-wide
-        dispatch on.  Runs no user code: always returns None (nothing left to
-        do outside the install lock).
+        dispatch on.  *fast_getattr* places a PEP 562 ``__getattr__`` on
+        CPython 3.11-3.14 (see :func:`pep726hook.enable`); None takes the
+        default, which never overrides an earlier True or False for the
+        module.  Runs no user code: always returns None (nothing left to do
+        outside the install lock).
         """
         _native.install(process_wide=False)
         _native.upgrade_type(type(module))
-        _native.opt_in(module)
+        if fast_getattr is None:
+            _native.opt_in(module, relocates_getattr_by_default(), False)
+        else:
+            _native.opt_in(module, fast_getattr, True)
         # deprecated() markers stored through the module become deprecations
         # (the deprecation module registers itself if it is loaded first).
         deprecation = sys.modules.get(_DEPRECATION_MODULE)

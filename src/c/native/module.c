@@ -76,14 +76,23 @@ native_set_process_wide(PyObject *module, PyObject *arg)
 }
 
 PyDoc_STRVAR(opt_in_doc,
-"opt_in(module)\n--\n\n"
+"opt_in(module, relocate_getattr=True, chosen=False, /)\n--\n\n"
 "Call *module*'s hooks from now on, even while process-wide dispatch is off.\n"
-"The module is held weakly; it needs install() first.");
+"The module is held weakly; it needs install() first.  On CPython 3.11-3.14\n"
+"*relocate_getattr* says whether its PEP 562 __getattr__ is held outside\n"
+"its namespace (reads specialised; ModuleType's read slot wrapped) or left\n"
+"there; *chosen* marks that as the author's choice, which a later call\n"
+"with chosen false does not change.");
 
 static PyObject *
-native_opt_in(PyObject *module, PyObject *arg)
+native_opt_in(PyObject *module, PyObject *args)
 {
     (void)module;
+    PyObject *arg;
+    int relocate_getattr = 1, chosen = 0;
+    if (!PyArg_ParseTuple(args, "O|pp:opt_in", &arg, &relocate_getattr, &chosen)) {
+        return NULL;
+    }
     if (!PyModule_Check(arg)) {
         PyErr_Format(PyExc_TypeError, "opt_in() needs a module, not '%.200s'",
                      Py_TYPE(arg)->tp_name);
@@ -94,7 +103,7 @@ native_opt_in(PyObject *module, PyObject *arg)
                         "opt_in() needs the native engine installed (install() first)");
         return NULL;
     }
-    if (opt_in_module(arg) < 0) {
+    if (opt_in_module(arg, relocate_getattr, chosen) < 0) {
         return NULL;
     }
     Py_RETURN_NONE;
@@ -252,7 +261,7 @@ static PyMethodDef native_methods[] = {
     {"type_reaches_hook", native_type_reaches_hook, METH_O, type_reaches_hook_doc},
     {"state", native_state_info, METH_NOARGS, state_doc},
     {"set_process_wide", native_set_process_wide, METH_O, set_process_wide_doc},
-    {"opt_in", native_opt_in, METH_O, opt_in_doc},
+    {"opt_in", native_opt_in, METH_VARARGS, opt_in_doc},
     {"is_opted_in", native_is_opted_in, METH_O, is_opted_in_doc},
     {"return_getattr", native_return_getattr, METH_O, return_getattr_doc},
     {"set_marker_hook", (PyCFunction)(void (*)(void))native_set_marker_hook, METH_FASTCALL,

@@ -278,7 +278,9 @@ NATIVE_INTERNAL void weak_table_clear(weak_table *table, int release);
 NATIVE_INTERNAL extern int process_wide;
 NATIVE_INTERNAL extern weak_table opt_ins;
 NATIVE_INTERNAL int is_opted_in(PyObject *module);
-NATIVE_INTERNAL int opt_in_module(PyObject *module);
+/* Opt *module* in; *relocate_getattr* and *chosen* as for
+ * place_module_getattr(). */
+NATIVE_INTERNAL int opt_in_module(PyObject *module, int relocate_getattr, int chosen);
 NATIVE_INTERNAL void forget_all_opt_ins(int release);
 
 /* ---- an opted-in module's PEP 562 __getattr__, 3.11-3.14 (relocated_getattr.c) ----
@@ -293,9 +295,19 @@ NATIVE_INTERNAL extern Py_ssize_t relocating_count;
  * watched (look every time). */
 #define NAMESPACE_MAY_HOLD_GETATTR 1u
 #define NAMESPACE_UNWATCHED 2u
+/* Flags of an opt_ins entry (3.11-3.14): the module's __getattr__ stays in
+ * its namespace (enable(fast_getattr=False) or the version's default), and
+ * that placement was the author's explicit choice, which a later default
+ * does not override. */
+#define GETATTR_KEPT_IN_PLACE 4u
+#define GETATTR_PLACE_CHOSEN 8u
 NATIVE_INTERNAL extern PyObject *relocation_marker;
-/* opt_in(): start relocating *module*'s __getattr__ (now, or once it has one). */
-NATIVE_INTERNAL int track_module_getattr(PyObject *module);
+/* Where opted-in *module*'s __getattr__ lives: relocated (*relocate_getattr*
+ * 1: its reads are specialised, the read slot is wrapped for the process) or
+ * kept in its namespace (0).  With *chosen* 0 this is a default, which an
+ * earlier explicit choice for the module overrides.  Nothing on versions
+ * that never relocate. */
+NATIVE_INTERNAL int place_module_getattr(PyObject *module, int relocate_getattr, int chosen);
 /* The namespace's __getattr__, if any, moves into *module*'s entry (it wins
  * over the one there).  Returns the entry's function, borrowed (NULL without
  * an exception if there is none).  May run no code but dict operations. */

@@ -35,12 +35,12 @@ is_opted_in(PyObject *module)
 }
 
 int
-opt_in_module(PyObject *module)
+opt_in_module(PyObject *module, int relocate_getattr, int chosen)
 {
     if (!is_opted_in(module) && weak_table_set(&opt_ins, module, NULL) < 0) {
         return -1;
     }
-    return track_module_getattr(module);
+    return place_module_getattr(module, relocate_getattr, chosen);
 }
 
 /* Forget every opt-in.  *release* is 0 when the runtime that made the weak

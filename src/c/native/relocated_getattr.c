@@ -41,6 +41,17 @@ namespace_of(PyObject *module)
     return dict != NULL && PyDict_Check(dict) ? dict : NULL;
 }
 
+/* The function *module*'s entry holds (borrowed), NULL if none.  Found
+ * afresh: a pointer to an entry is good only until code runs that may opt a
+ * module in or out (a key's __eq__ in a dict lookup, a finalizer), which can
+ * move the entries of the table or reallocate it. */
+static PyObject *
+held_function(PyObject *module)
+{
+    weak_entry *entry = weak_table_find(&opt_ins, module);
+    return entry == NULL || entry->value == relocation_marker ? NULL : entry->value;
+}
+
 PyObject *
 relocated_getattr(PyObject *module, int *error)
 {
@@ -62,7 +73,8 @@ relocated_getattr(PyObject *module, int *error)
             *error = 1;
             return NULL;
         }
-        return entry->value == relocation_marker ? NULL : entry->value;
+        /* The lookup compared keys: *entry* may be stale. */
+        return held_function(module);
     }
     if (!reads_through_wrapper(Py_TYPE(module))) {
         /* A class with a read slot of its own (a Python __getattr__ or
@@ -87,8 +99,7 @@ relocated_getattr(PyObject *module, int *error)
         return NULL;
     }
     set_entry_value(entry, found);
-    entry = weak_table_find(&opt_ins, module);
-    return entry == NULL ? NULL : entry->value;
+    return held_function(module);
 }
 
 int
@@ -166,8 +177,9 @@ start_flagged_relocations(void *unused)
     PyErr_Fetch(&type, &value, &tb);
     for (size_t i = 0; i < opt_ins.capacity; i++) {
         PyObject *module = opt_ins.entries[i].module;
+        unsigned int flags = opt_ins.entries[i].flags;
         if (module != NULL && opt_ins.entries[i].value == NULL &&
-            (opt_ins.entries[i].flags & NAMESPACE_MAY_HOLD_GETATTR) &&
+            (flags & NAMESPACE_MAY_HOLD_GETATTR) && !(flags & GETATTR_KEPT_IN_PLACE) &&
             start_relocating(module) < 0) {
             PyErr_Clear();
         }
@@ -199,6 +211,9 @@ getattr_watch_callback(PyDict_WatchEvent event, PyObject *dict, PyObject *key,
         weak_entry *entry = &opt_ins.entries[i];
         if (entry->module == NULL || namespace_of(entry->module) != dict) {
             continue;
+        }
+        if (entry->flags & GETATTR_KEPT_IN_PLACE) {
+            break;
         }
         entry->flags |= NAMESPACE_MAY_HOLD_GETATTR;
         if (entry->value == NULL) {
@@ -261,7 +276,8 @@ stop_getattr_watcher(int release)
 }
 #  endif
 
-int
+/* Start relocating *module*'s __getattr__ (now, or once it has one). */
+static int
 track_module_getattr(PyObject *module)
 {
     weak_entry *entry = weak_table_find(&opt_ins, module);
@@ -309,17 +325,75 @@ track_module_getattr(PyObject *module)
     return error ? -1 : 0;
 }
 
+/* Stop relocating *module*'s __getattr__: the function goes back into the
+ * namespace, and the read slot is unwrapped once no module needs it. */
+static int
+keep_getattr_in_place(PyObject *module)
+{
+    if (return_relocated_getattr(module) < 0) {
+        return -1;
+    }
+    weak_entry *entry = weak_table_find(&opt_ins, module);
+    if (entry == NULL || entry->value == NULL || entry->value != relocation_marker) {
+        return 0;
+    }
+    entry->value = NULL;
+    relocating_count--;
+    /* Never the last reference (the global keeps one): runs no code. */
+    Py_DECREF(relocation_marker);
+    release_getattro_wrapper();
+    return 0;
+}
+
+int
+place_module_getattr(PyObject *module, int relocate_getattr, int chosen)
+{
+    weak_entry *entry = weak_table_find(&opt_ins, module);
+    if (entry == NULL) {
+        return 0;
+    }
+    if (!chosen && (entry->flags & GETATTR_PLACE_CHOSEN)) {
+        /* The author's choice stands against a default. */
+        relocate_getattr = !(entry->flags & GETATTR_KEPT_IN_PLACE);
+    }
+    if (relocate_getattr) {
+        entry->flags &= ~GETATTR_KEPT_IN_PLACE;
+    }
+    else {
+        entry->flags |= GETATTR_KEPT_IN_PLACE;
+    }
+    if (chosen) {
+        entry->flags |= GETATTR_PLACE_CHOSEN;
+    }
+    return relocate_getattr ? track_module_getattr(module) : keep_getattr_in_place(module);
+}
+
 void
 return_all_relocated(void)
 {
     PyObject *type, *value, *tb;
     PyErr_Fetch(&type, &value, &tb);
-    for (size_t i = 0; i < opt_ins.capacity; i++) {
-        PyObject *module = opt_ins.entries[i].module;
-        if (module != NULL && return_relocated_getattr(module) < 0) {
+    /* Listed first: each return stores into a namespace, where a key's
+     * __eq__ or a finalizer may opt modules in or out and so move the
+     * entries under a walk of the table. */
+    PyObject *holding = PyList_New(0);
+    for (size_t i = 0; holding != NULL && i < opt_ins.capacity; i++) {
+        weak_entry *entry = &opt_ins.entries[i];
+        if (entry->module != NULL && entry->value != NULL &&
+            entry->value != relocation_marker && PyList_Append(holding, entry->module) < 0) {
+            Py_CLEAR(holding);
+        }
+    }
+    if (holding == NULL) {
+        PyErr_WriteUnraisable(NULL);
+    }
+    for (Py_ssize_t i = 0; holding != NULL && i < PyList_GET_SIZE(holding); i++) {
+        PyObject *module = PyList_GET_ITEM(holding, i);
+        if (return_relocated_getattr(module) < 0) {
             PyErr_WriteUnraisable(module);
         }
     }
+    Py_XDECREF(holding);
     PyErr_Restore(type, value, tb);
 }
 #else
@@ -330,9 +404,11 @@ stop_getattr_watcher(int release)
 }
 
 int
-track_module_getattr(PyObject *module)
+place_module_getattr(PyObject *module, int relocate_getattr, int chosen)
 {
     (void)module;
+    (void)relocate_getattr;
+    (void)chosen;
     return 0;
 }
 

@@ -193,8 +193,16 @@ hooked_setattro_general(PyObject *self, PyObject *name, PyObject *value)
         PyObject *key = value == NULL ? delattr_key : setattr_key;
         PyObject *hook = PyDict_GetItemWithError(dict, key);
         if (hook != NULL) {
-            if (hooks_dispatched(self) && !(value != NULL && is_lazy_load_ending(self, name))) {
-                return call_module_hook(hook, name, value);
+            /* Held: is_lazy_load_ending() looks into the class's dict, where
+             * a non-str key's __eq__ may run and drop the namespace's
+             * reference. */
+            Py_INCREF(hook);
+            int dispatched =
+                hooks_dispatched(self) && !(value != NULL && is_lazy_load_ending(self, name));
+            int result = dispatched ? call_module_hook(hook, name, value) : 0;
+            Py_DECREF(hook);
+            if (dispatched) {
+                return result;
             }
         }
         else if (PyErr_Occurred()) {
