@@ -398,7 +398,10 @@ def scan_source(tmp_path: Path, source: str, thorough: bool = False) -> list[_sc
     return _scan.scan(paths=[str(tmp_path)], thorough=thorough).findings
 
 
-OPT_IN = "to keep its reads specialised, opt the module in with pep726hook.enable(__name__)"
+OPT_IN = (
+    "to keep its reads specialised, opt the module in with"
+    " pep726hook.enable(__name__, fast_getattr=True)"
+)
 
 
 def test_namespace_getattr_is_told_to_opt_in(tmp_path: Path) -> None:
@@ -523,9 +526,11 @@ def test_getattr_outside_the_fallback_branch_keeps_its_cost(tmp_path: Path) -> N
 
 
 OPTED_IN_READ_COST = (
-    "none where pep726hook.enable() takes __getattr__ out of the namespace (its native engine);"
-    " where it stays there (the class engine, or without pep726hook), reads of this module are"
-    " not specialised while its namespace holds __getattr__, on CPython 3.11-3.14"
+    "none where pep726hook.enable() takes __getattr__ out of the namespace (its native engine:"
+    " by default on CPython 3.11, on 3.12-3.14 with enable(..., fast_getattr=True) or the"
+    " application's fast-getattr switch); where it stays there (the class engine, by default on"
+    " 3.12-3.14, or without pep726hook), reads of this module are not specialised while its"
+    " namespace holds __getattr__, on CPython 3.11-3.14"
 )
 
 

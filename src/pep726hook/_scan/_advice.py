@@ -60,7 +60,9 @@ def getattr_read_cost(opted_in: bool = False) -> str:
         return unspecialised
     return (
         "none where pep726hook.enable() takes __getattr__ out of the namespace (its native"
-        f" engine); where it stays there (the class engine, or without pep726hook), {unspecialised}"
+        " engine: by default on CPython 3.11, on 3.12-3.14 with enable(..., fast_getattr=True)"
+        " or the application's fast-getattr switch); where it stays there (the class engine, by"
+        f" default on 3.12-3.14, or without pep726hook), {unspecialised}"
     )
 
 
@@ -86,8 +88,9 @@ def getattr_advice(opted_in: bool, deprecation: bool) -> str:
         advice = f"none: the module opts in with pep726hook.enable() ({_ENABLE_CHOICE})"
     else:
         advice = (
-            "to keep its reads specialised, opt the module in with pep726hook.enable(__name__)"
-            f" in the module itself ({_ENABLE_CHOICE}); an application can do the same for every"
+            "to keep its reads specialised, opt the module in with"
+            " pep726hook.enable(__name__, fast_getattr=True) in the module itself"
+            f" ({_ENABLE_CHOICE}); an application can do the same for every"
             f" module with a __getattr__, without editing any: {_FAST_GETATTR_SWITCH}"
         )
     if not deprecation:
