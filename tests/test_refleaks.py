@@ -281,7 +281,10 @@ def clear_caches() -> None:
     linecache.clearcache()
     re.purge()
     importlib.invalidate_caches()
-    sys._clear_type_cache()
+    # 3.13 renamed it; the old name's DeprecationWarning, which pytest
+    # records, would count as growth.
+    clear_internal_caches = getattr(sys, "_clear_internal_caches", None)
+    (clear_internal_caches or sys._clear_type_cache)()
     for _ in range(3):
         gc.collect()
 

@@ -105,10 +105,8 @@ HOST_SESSIONS=(lint docs packaging
                native_debug-python3.11d)
 CHROOT_SESSIONS=(check_c-3.14 check_c-3.15 check_c-3.13t
                  tests-3.14 tests-3.15 tests-pypy3.11 tests-3.13t
-                 cpython_import_tests-3.14 cpython_import_tests-3.15 native_asan)
-# Not yet native_debug-python3.14d and -python3.15d: from 3.14 on a debug CPython asserts that
-# PyType_Modified() is never called on a static builtin type, which the native engine does to
-# ModuleType when it installs (typeobject.c, type_modified_unlocked); they abort at install().
+                 cpython_import_tests-3.14 cpython_import_tests-3.15 native_asan
+                 native_debug-python3.14d native_debug-python3.15d)
 # Then, on the chroot side too (it has the time the host side takes for more interpreters):
 # libraries' own test suites, each with arguments of its own.  The run of the patched
 # libraries without pep726hook is left out: its outcome does not depend on pep726hook.

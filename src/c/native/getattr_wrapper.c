@@ -143,7 +143,7 @@ wrap_getattro(void)
     }
     PyModule_Type.tp_getattro = relocating_getattro;
     getattro_wrapped = 1;
-    PyType_Modified(&PyModule_Type);
+    forget_module_type_lookups();
     return 0;
 }
 
@@ -168,7 +168,7 @@ unwrap_getattro(int release)
         0) {
         PyErr_Clear();
     }
-    PyType_Modified(&PyModule_Type);
+    forget_module_type_lookups();
     PyErr_Restore(type, value, tb);
 }
 

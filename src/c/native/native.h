@@ -163,6 +163,12 @@ typedef struct {
     entries_t entries;
 } native_state;
 
+/* After ModuleType changed in this interpreter (an entry of its dict
+ * replaced, added or removed, or its store or read slot swapped): no cached
+ * lookup through ModuleType or its subclasses may answer from before.  Never
+ * spends ModuleType's version tag from 3.12 on, never raises.  Subclasses
+ * whose slot is changed get PyType_Modified() from the repoint functions. */
+NATIVE_INTERNAL void forget_module_type_lookups(void);
 NATIVE_INTERNAL entries_t *get_entries(PyObject *module);
 NATIVE_INTERNAL int entries_are_current(entries_t *entries);
 NATIVE_INTERNAL int install_dict_entries(entries_t *entries);

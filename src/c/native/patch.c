@@ -173,6 +173,56 @@ restore_tp_methods(void)
     }
 }
 
+/* ---- what lookups through ModuleType have cached ----
+ *
+ * CPython caches a type's attribute lookups under its version tag: the method
+ * cache (_PyType_Lookup, which also serves hasattr(), the generic getattr
+ * and slot_tp_setattro's look-up of '__setattr__'), and the specialised
+ * instructions of the interpreter, with the tier-2 optimizer's type watchers
+ * behind them.  PyType_Modified() drops a tag, and with it all of that, for a
+ * type and its subclasses.  ModuleType cannot take it from 3.14 on, where
+ * static builtin types are immutable (a debug build aborts in
+ * type_modified_unlocked), and from 3.13 on each call spends one of the about
+ * 1,000 tags a type ever gets: past them ModuleType has none, and every
+ * lookup through it misses the method cache for good.
+ *
+ * What can hold a stale lookup after our changes, found by reading
+ * Objects/typeobject.c and Python/specialize.c and checked with
+ * dis.get_instructions(adaptive=True) on 3.11 to 3.15:
+ *
+ *   - the method cache, for ModuleType and its subclasses alike.  From 3.12
+ *     on it is per interpreter and PyType_ClearCache() empties it without
+ *     touching any tag; our dict changes are made in the interpreter whose
+ *     ModuleType dict they change, so clearing its cache is enough.  Before
+ *     3.12 PyType_ClearCache() drops the tag of every type in the process,
+ *     whereas PyType_Modified(ModuleType) drops only those of ModuleType and
+ *     its subclasses, and tags are not limited per type there.
+ *   - specialised stores into a subclass instance's __slots__
+ *     (STORE_ATTR_SLOT, 3.11+), chosen while the subclass's store slot was
+ *     the generic one and guarded by the subclass's tag alone: a subclass
+ *     whose slot we repoint must get PyType_Modified(), which it may, being
+ *     a heap type (repoint_subclasses() and repoint_getattro_subclasses()).
+ *   - nothing else: the specialiser refuses stores into exact modules,
+ *     loads of '__setattr__'/'__delattr__' from a module class (type defines
+ *     both, so they are metaclass attributes) and the attribute loads of any
+ *     subclass instance but those of LOAD_ATTR_MODULE (3.14+), which compare
+ *     the read slot with ModuleType's at every execution.  The tier-2
+ *     optimizer builds only on specialised instructions, so it holds no
+ *     lookup of ours either.
+ *
+ * The same holds for a descriptor put into ModuleType's dict under a name it
+ * did not have: what a lookup cached of that name is its absence, in the
+ * method cache only. */
+void
+forget_module_type_lookups(void)
+{
+#if PER_INTERPRETER_TYPE_DICT
+    (void)PyType_ClearCache();
+#else
+    PyType_Modified(&PyModule_Type);
+#endif
+}
+
 /* ---- our entries in a ModuleType dict ---- */
 
 /* Put *saved* back under *key*, or remove the key if it was absent. */
@@ -227,14 +277,13 @@ install_dict_entries(entries_t *state)
     state->saved_setattr = old_set;
     state->saved_delattr = old_del;
     state->installed = 1;
-    /* Invalidates the method caches of ModuleType and all its subclasses. */
-    PyType_Modified(&PyModule_Type);
+    forget_module_type_lookups();
     return 0;
 fail:
     Py_XDECREF(old_set);
     Py_XDECREF(old_del);
     Py_DECREF(dict);
-    PyType_Modified(&PyModule_Type);
+    forget_module_type_lookups();
     return -1;
 }
 
@@ -254,7 +303,7 @@ uninstall_dict_entries(entries_t *state)
         rc = -1;
     }
     Py_DECREF(dict);
-    PyType_Modified(&PyModule_Type);
+    forget_module_type_lookups();
     if (rc == 0) {
         state->installed = 0;
         Py_CLEAR(state->saved_setattr);
@@ -399,7 +448,7 @@ unpatch_module_type(PyObject *module)
         uninstall_call_guard();
         stop_hookless_cache();
         restore_tp_methods();
-        PyType_Modified(&PyModule_Type);
+        forget_module_type_lookups();
     }
     return uninstall_dict_entries(entries);
 }

@@ -131,7 +131,11 @@ repoint_subclasses(PyTypeObject *root, setattrofunc from, setattrofunc to)
     }
     /* Nothing below can fail. */
     for (Py_ssize_t i = 0; i < PyList_GET_SIZE(change); i++) {
-        ((PyTypeObject *)PyList_GET_ITEM(change, i))->tp_setattro = to;
+        PyTypeObject *sub = (PyTypeObject *)PyList_GET_ITEM(change, i);
+        sub->tp_setattro = to;
+        /* A store into its __slots__ specialised while the slot was the
+         * generic one is guarded by this class's version tag alone. */
+        PyType_Modified(sub);
     }
     Py_DECREF(subclasses);
     Py_DECREF(change);
@@ -156,6 +160,7 @@ repoint_getattro_subclasses(PyTypeObject *root, getattrofunc from, getattrofunc 
         PyTypeObject *sub = (PyTypeObject *)PyList_GET_ITEM(subclasses, i);
         if (sub->tp_getattro == from) {
             sub->tp_getattro = to;
+            PyType_Modified(sub);
         }
     }
     Py_DECREF(subclasses);
