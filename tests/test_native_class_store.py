@@ -1,7 +1,7 @@
 """A ``__class__`` store on a module whose PEP 562 ``__getattr__`` the native engine holds.
 
-On CPython 3.11-3.14 ``enable()`` moves such a function out of the module's
-namespace (``tests/test_native_module_getattr.py``); a store of ``__class__``
+On CPython 3.11-3.14 ``enable(module, fast_getattr=True)`` moves such a
+function out of the module's namespace (``tests/test_native_module_getattr.py``); a store of ``__class__``
 must leave the module's reads able to reach it whatever class it ends with.
 The work that makes sure of that allocates: here every allocation of the
 store fails in turn (``_testcapi.set_nomemory``, in a fresh interpreter), and
@@ -43,7 +43,7 @@ for allocation in range(60):
     module = types.ModuleType(f"held_getattr_{allocation}")
     exec(SOURCE, module.__dict__)
     pep726hook.install("native")
-    pep726hook.enable(module)
+    pep726hook.enable(module, fast_getattr=True)
     assert "__getattr__" not in vars(module), "the function was not relocated"
     # Made after the read slot was wrapped: the store gives it the wrapper.
     Own = type("Own", (types.ModuleType,), {})
