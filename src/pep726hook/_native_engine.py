@@ -12,10 +12,10 @@ Design and limits: https://github.com/pep726hook/pep726hook/blob/main/docs/nativ
 
 import sys
 
-from . import _state
 from ._compat import IMPLEMENTATION, NATIVE_ENGINE_IS_BUILT, VERSION
 
 _DEPRECATION_MODULE = __name__.rpartition(".")[0] + "._deprecation"
+_STATE_MODULE = __name__.rpartition(".")[0] + "._state"
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -77,7 +77,10 @@ def relocates_getattr_by_default() -> bool:
     application's fast-getattr switch, which decides for the whole process,
     relocates by default there.  Other versions never relocate.
     """
-    return VERSION == (3, 11) or _state.fast_getattr
+    # Looked up, not imported: the shared state imports this module (an
+    # import circle otherwise), and enable(), the only caller, loaded it.
+    state = sys.modules.get(_STATE_MODULE)
+    return VERSION == (3, 11) or bool(getattr(state, "fast_getattr", False))
 
 
 def slot_is_patched() -> bool:
