@@ -207,6 +207,8 @@ def deprecate_attribute(
         with _state.lock:
             if table is not None:
                 table[name] = replaced
+                _sync_served(target)
+            _move_again(target)
         return
     if present:
         entry = Deprecation(message, category, warn)
@@ -335,16 +337,24 @@ def _table_for(module: ModuleType) -> "Table":
 
 
 def _deprecate(module: ModuleType, entries: "Table") -> None:
-    """Give the opted-in *module* the deprecating class and *entries*; markers become values.
+    """Deprecate *entries* of the opted-in *module*; markers become values.
 
-    The class comes first (on its own it changes nothing a reader sees), then
-    the entries, then each marker in the namespace is replaced by its value:
-    a reader in another thread sees the name deprecated or not yet, never
-    missing.  Composing the class runs user code (the metaclass of the
-    module's own class), so it is done without the install lock; an error
-    there leaves the deprecations as they were.
+    Under the native engine, once the module's import has ended, the names
+    move out of the namespace into the module's private builtins
+    (:func:`_move`) and the module stays an exact ``ModuleType``.  Before
+    that (the body still running), and under the class engine, the module
+    gets the deprecating class: the class comes first (on its own it changes
+    nothing a reader sees), then the entries, then each marker in the
+    namespace is replaced by its value: a reader in another thread sees the
+    name deprecated or not yet, never missing.  Composing the class runs user
+    code (the metaclass of the module's own class), so it is done without
+    the install lock; an error there leaves the deprecations as they were.
     """
-    from ._class_engine import deprecating_mixin_class, give_deprecating_class
+    from ._class_engine import (
+        deprecating_mixin_class,
+        give_deprecating_class,
+        give_pending_markers_class,
+    )
 
     mixin = deprecating_mixin_class()
     pending: object = None  # alive until the module has it (the class cache is weak)
@@ -352,9 +362,22 @@ def _deprecate(module: ModuleType, entries: "Table") -> None:
         with _state.lock:  # lock rule 1: no user code below
             engine = _state.opt_in_engine
             assert engine is not None, "enable() chose the engine"
-            work = give_deprecating_class(module)
+            movable = _can_move(module, engine)
+            if movable:
+                _give_private_builtins(module)
+            if movable and _import_ended(module):
+                work = None
+            elif movable:
+                # The window: the body still runs with the builtins it
+                # started with, so the names stay in the namespace; the
+                # first read through the module once the import has ended
+                # moves them (the pending-markers class's reads).
+                work = give_pending_markers_class(module)
+            else:
+                work = give_deprecating_class(module)
             if work is None:
-                engine.release_held_getattr(module)
+                if not movable or not _import_ended(module):
+                    engine.release_held_getattr(module)
                 for name in entries:
                     add_descriptor(mixin, name)
                 table = _table_for(module)
@@ -365,9 +388,292 @@ def _deprecate(module: ModuleType, entries: "Table") -> None:
                     if type(current) is DeprecatedValue:
                         # Only the marker itself: a store may replace it meanwhile.
                         namespace[name] = current.value
+                if movable and _import_ended(module):
+                    _move(module)
                 break
         pending = work()
     del pending
+
+
+# -- the native engine: deprecated names in the module's private builtins -------------
+#
+# Once a deprecating module's import has ended, its deprecated names leave its
+# namespace for a builtins dict of its own: a copy of the interpreter's
+# builtins plus those names, which the module's own code (its functions,
+# closures, class bodies, methods, eval with its globals) reads after the
+# namespace, as any global.  A read through the module misses the namespace
+# and reaches the C descriptor that the extension puts into ModuleType's dict
+# under each deprecated name: it warns and returns the value.  The module
+# stays an exact ModuleType, whose other names the interpreter reads on its
+# fast path.
+
+# id(module) -> (weak reference, private builtins, the extension's entries
+# {name: (message, category, warn, load, submodule)}, moved).
+_privates: "dict[int, tuple[Any, dict[str, Any], dict[str, tuple[Any, ...]], list[bool]]]" = {}
+
+
+def _native() -> "Any":
+    return sys.modules[_NATIVE_MODULE]
+
+
+def _interpreter_builtins() -> "dict[str, Any]":
+    import builtins
+
+    return vars(builtins)
+
+
+def _can_move(module: ModuleType, engine: "Any") -> bool:
+    """Tell whether *module*'s deprecated names can live in private builtins of its own.
+
+    Under the native engine, for an exact ``ModuleType`` whose
+    ``__builtins__`` is the interpreter's (the dict or, as in ``__main__``,
+    the module) or already its private copy.  A module whose author gave it
+    other builtins keeps its names in its namespace, with the deprecating
+    class.
+    """
+    if engine.name != "native" or lasting_type(module) is not ModuleType:
+        return False
+    found = _privates.get(id(module))
+    current = _namespace(module).get("__builtins__")
+    if found is not None and found[0]() is module:
+        return current is found[1]
+    interpreter = _interpreter_builtins()
+    return current is interpreter or current is sys.modules.get("builtins")
+
+
+def lasting_type(module: ModuleType) -> type:
+    """Return *module*'s class without pep726hook's deprecating classes."""
+    from ._class_engine import original_of_opted_in
+
+    return original_of_opted_in(type(module))
+
+
+def _give_private_builtins(module: ModuleType) -> None:
+    """Give *module* its private builtins, once; functions made before it get them too.
+
+    Under the install lock.  From 3.10 on a function keeps the builtins of
+    the globals it was made in, so the functions made before this call
+    (found in one pass over the collector's objects) are rebound; before
+    3.10 each call looks ``__builtins__`` up.  The body that called this
+    keeps the interpreter's builtins until it ends.
+    """
+    found = _privates.get(id(module))
+    if found is not None and found[0]() is module:
+        return
+    namespace = _namespace(module)
+    interpreter = _interpreter_builtins()
+    private = dict(interpreter)
+    namespace["__builtins__"] = private
+    key = id(module)
+
+    def forget(ref: "Any", key: int = key, privates: "Any" = _privates) -> None:
+        entry = privates.get(key)
+        if entry is not None and entry[0] is ref:
+            privates.pop(key, None)
+
+    _privates[key] = (_weakref.ref(module, forget), private, {}, [False])
+    if sys.version_info >= (3, 10):
+        import gc
+
+        _native().rebind_builtins(gc.get_objects(), namespace, interpreter, private)
+
+
+def _import_ended(module: ModuleType) -> bool:
+    """Tell whether no body of *module* that needs the names in its namespace runs.
+
+    A body running on this thread (a ``<module>`` frame with the module's
+    namespace: an import, ``runpy``, ``exec``) needs them there while it
+    runs with the interpreter's builtins, as a body that started before the
+    private builtins existed does; one started after them (``reload()``)
+    reads them there.  Otherwise the import by importlib has ended once the
+    module's spec is no longer ``_initializing``.
+    """
+    namespace = _namespace(module)
+    found = _privates.get(id(module))
+    private = None if found is None else found[1]
+    frame: Any = sys._getframe(1)
+    while frame is not None:
+        if frame.f_globals is namespace and frame.f_code.co_name == "<module>":
+            return frame.f_builtins is private
+        frame = frame.f_back
+    spec = namespace.get("__spec__")
+    try:
+        return getattr(spec, "_initializing", False) is not True
+    except Exception:
+        return False
+
+
+def _entry_tuple(entry: Deprecation) -> "tuple[Any, ...]":
+    return (entry.message, entry.category, entry.warn, entry.load, entry.submodule)
+
+
+def _move(module: ModuleType) -> None:
+    """Move *module*'s deprecated names into its private builtins; the module is plain again.
+
+    Under the install lock.  Each name goes into the private builtins before
+    it leaves the namespace, and the extension serves it before either: a
+    reader in another thread finds it deprecated throughout.
+    """
+    found = _privates[id(module)]
+    private, served, moved = found[1], found[2], found[3]
+    table = deprecations_of(module) or {}
+    namespace = _namespace(module)
+    served.clear()
+    served.update({name: _entry_tuple(entry) for name, entry in table.items()})
+    _native().set_deprecating(module, private, served)
+    _native().set_deprecated_store_callback(_store_moved)
+    for name in table:
+        if name in namespace:
+            value = namespace[name]
+            private[name] = value.value if type(value) is DeprecatedValue else value
+            del namespace[name]
+    moved[0] = True
+    if "__dir__" not in namespace:
+        # dir() keeps listing them, as before the move and as the proxies do.
+        namespace["__dir__"] = _DirWithDeprecatedNames(namespace, table)
+    cls = lasting_type(module)
+    if type(module) is not cls:
+        from ._composition import set_class_bypassing_hooks
+
+        set_class_bypassing_hooks(module, "__class__", cls)
+
+
+class _DirWithDeprecatedNames:
+    """A moved module's PEP 562 ``__dir__``: its namespace's names and its deprecated ones."""
+
+    __slots__ = ("namespace", "table")
+
+    def __init__(self, namespace: "dict[str, Any]", table: "Table") -> None:
+        self.namespace = namespace
+        self.table = table
+
+    def __call__(self) -> "list[str]":
+        names = {name for name in self.namespace if name != "__dir__"}
+        return sorted(names.union(self.table))
+
+    def __repr__(self) -> str:
+        return "<dir() of a module with deprecated names (pep726hook)>"
+
+
+def move_if_ended(module: ModuleType) -> None:
+    """Move *module*'s names if it waits for the end of its import and that has come.
+
+    Called by the pending-markers class's reads, after their markers are converted.
+    """
+    found = _privates.get(id(module))
+    if found is None or found[0]() is not module or found[3][0] or not _import_ended(module):
+        return
+    with _state.lock:
+        engine = _state.opt_in_engine
+        if engine is not None and _can_move(module, engine) and not found[3][0]:
+            _move(module)
+
+
+def _move_again(module: ModuleType) -> None:
+    """Move the deprecated names a moved *module*'s code bound again (``reload()``).
+
+    Under the install lock.
+    """
+    found = _privates.get(id(module))
+    if found is not None and found[0]() is module and found[3][0] and _import_ended(module):
+        _move(module)
+
+
+def read_moved(module: ModuleType, name: str) -> "tuple[Deprecation, Any] | None":
+    """Return the entry and value of *module*'s moved deprecated *name*, or None.
+
+    For the one read that moves the names (the caller warns); later reads
+    reach the extension's descriptor.  A lazy value is loaded and kept.
+    """
+    found = _privates.get(id(module))
+    table = deprecations_of(module)
+    entry = None if table is None else table.get(name)
+    if found is None or found[0]() is not module or entry is None:
+        return None
+    private = found[1]
+    if name in private:
+        return entry, private[name]
+    if entry.load is None:
+        return None
+    return entry, private.setdefault(name, entry.load())
+
+
+def _sync_served(module: ModuleType) -> None:
+    # The extension's entries follow the table (under the install lock).
+    found = _privates.get(id(module))
+    if found is None or found[0]() is not module or not found[3][0]:
+        return
+    table = deprecations_of(module) or {}
+    served = found[2]
+    for name in list(served):
+        if name not in table:
+            del served[name]
+    for name, entry in table.items():
+        served[name] = _entry_tuple(entry)
+
+
+_ABSENT: "Any" = object()
+
+
+def _store_moved(module: ModuleType, name: str, value: object = _ABSENT) -> None:
+    """The patched slot's call for a store or deletion of a moved deprecated name.
+
+    As before the move: warn at the line that stored (or deleted), then store
+    through the module's hooks with the name back in the namespace, then end
+    the deprecation; a failing store leaves it as it was.  The import system
+    binding a lazily deprecated submodule on its package neither warns nor
+    ends it: the submodule goes into the private builtins.  A
+    ``deprecated()`` marker deprecates the name anew.
+    """
+    found = _privates.get(id(module))
+    table = deprecations_of(module)
+    entry = None if table is None else table.get(name)
+    if found is None or entry is None:
+        _native().store_through_hooks(module, name, *(() if value is _ABSENT else (value,)))
+        return
+    private = found[1]
+    if (
+        entry.submodule is not None
+        and value is not _ABSENT
+        and value is sys.modules.get(entry.submodule)
+    ):
+        private[name] = value
+        return
+    marker = type(value) is DeprecatedValue
+    if not marker:
+        warn = entry.warn
+        if warn is None:
+            import warnings
+
+            warnings.warn(entry.message, entry.category, 2)
+        else:
+            warn(entry.message, entry.category, 3)
+    namespace = _namespace(module)
+    interpreter = _interpreter_builtins()
+    with _state.lock:
+        had_value = name in private
+        if had_value:
+            namespace[name] = private[name]
+            _restore_builtin(private, interpreter, name)
+    try:
+        _native().store_through_hooks(module, name, *(() if value is _ABSENT else (value,)))
+    except BaseException:
+        with _state.lock:
+            if had_value and table is not None and table.get(name) is entry and name in namespace:
+                private[name] = namespace.pop(name)
+        raise
+    with _state.lock:
+        if table is not None and table.get(name) is entry:
+            del table[name]
+        _sync_served(module)
+
+
+def _restore_builtin(private: "dict[str, Any]", interpreter: "dict[str, Any]", name: str) -> None:
+    # A deprecated name that shadowed a builtin (open, id) gives it back.
+    if name in interpreter:
+        private[name] = interpreter[name]
+    else:
+        private.pop(name, None)
 
 
 def add_descriptor(mixin: type, name: str) -> None:
@@ -431,6 +737,7 @@ def convert_pending_markers(module: ModuleType) -> None:
                 for name, marker in markers
             },
         )
+    move_if_ended(module)
 
 
 def marker_stored(module: ModuleType, name: str, stored: bool) -> None:

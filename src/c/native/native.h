@@ -26,10 +26,10 @@
  *   (subclasses.c); patch.c puts everything in and takes it out again;
  *   module.c is the Python-facing module and the interpreter lifecycle.
  *
- *   weak_table.c holds the opted-in modules weakly.  Deprecated module
- *   attributes need nothing here: such a module gets a Python class of its
- *   own (pep726hook._deprecation), whose stores reach the hooks through
- *   ModuleType's patched __setattr__.
+ *   weak_table.c holds the opted-in modules weakly, and the deprecating
+ *   modules (deprecated_names.c): once a deprecating module's import has
+ *   ended, its deprecated names live in a builtins dict of its own and a
+ *   descriptor in ModuleType's dict serves reads of each through the module.
  *
  *   An opted-in module's PEP 562 __getattr__ (3.11-3.14, relocated_getattr.c)
  *   moves out of its namespace into its opt-in entry, so that the
@@ -363,6 +363,22 @@ hooks_dispatched(PyObject *module)
 /* ---- ModuleType.__setattr__ / __delattr__ (descriptor.c) ---- */
 
 NATIVE_INTERNAL PyObject *new_hook_descr(int deleting);
+
+/* ---- deprecated names after the move (deprecated_names.c) ---- */
+
+/* The deprecating modules whose names have moved out of their namespace,
+ * each with (private builtins, {name: (message, category, warn, load,
+ * submodule)}). */
+NATIVE_INTERNAL extern weak_table deprecating_modules;
+NATIVE_INTERNAL int set_deprecating(PyObject *module, PyObject *builtins, PyObject *entries);
+NATIVE_INTERNAL int forget_deprecating_module(PyObject *module);
+NATIVE_INTERNAL int set_store_callback(PyObject *callback);
+NATIVE_INTERNAL void forget_deprecations(int release);
+NATIVE_INTERNAL int store_while_deprecating(PyObject *self, PyObject *name, PyObject *value);
+NATIVE_INTERNAL Py_ssize_t rebind_builtins(PyObject *objects, PyObject *globals,
+                                           PyObject *old_builtins, PyObject *new_builtins);
+/* The store slot without the deprecation detour (store.c). */
+NATIVE_INTERNAL int store_through_hooks(PyObject *self, PyObject *name, PyObject *value);
 
 /* ---- the "no hook here" cache, 3.12+ (hookless_cache.c) ---- */
 

@@ -1,0 +1,412 @@
+/* Deprecated module attributes once the module's import has ended.
+ *
+ * A deprecating module's deprecated names leave its namespace for a builtins
+ * dict of its own (the interpreter's builtins plus those names), which its own
+ * code (functions, class bodies, eval with its globals) reads after the
+ * namespace, as every global lookup does.  A read through the module then
+ * misses the namespace and reaches the descriptor that this file puts into
+ * ModuleType's own dict under each deprecated name: it warns and returns the
+ * value.  The module stays an exact ModuleType, so reads of its other names
+ * keep the specialiser's module fast path, which reads the module's dict and
+ * never its type.
+ *
+ * The descriptors are non-data descriptors: a module whose namespace holds
+ * the name gets its own value without any call (the generic lookup prefers
+ * the instance dict), stores of the name on any module stay plain dict
+ * stores, and a module without it gets an AttributeError that CPython's
+ * module lookup clears before it tries the module's PEP 562 __getattr__ and
+ * formats its own message.
+ *
+ * The deprecating modules are held weakly (weak_table.c), each with a tuple
+ * (private builtins, {name: (message, category, warn, load, submodule)})
+ * that pep726hook._deprecation keeps up to date.  Stores and deletions of a
+ * deprecated name through its module go to a Python callback of that module
+ * (warn, put the name back, store, end the deprecation). */
+#include "native.h"
+
+/* ---- the deprecating modules ---- */
+
+static PyObject *
+forget_deprecating(PyObject *self, PyObject *ref)
+{
+    (void)self;
+    (void)weak_table_forget_ref(&deprecating_modules, ref);
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef forget_deprecating_def = {"_forget_deprecating", forget_deprecating, METH_O,
+                                             NULL};
+
+weak_table deprecating_modules = {NULL, 0, 0, NULL, &forget_deprecating_def};
+
+/* The function called for a store (module, name, value) or a deletion
+ * (module, name) of a deprecated name through its deprecating module. */
+static PyObject *store_callback = NULL;
+
+/* ---- the descriptor ---- */
+
+typedef struct {
+    PyObject_HEAD
+    PyObject *name; /* exact str */
+} deprecated_name;
+
+static void
+deprecated_name_dealloc(PyObject *self)
+{
+    Py_XDECREF(((deprecated_name *)self)->name);
+    Py_TYPE(self)->tp_free(self);
+}
+
+static PyObject *
+deprecated_name_repr(PyObject *self)
+{
+    return PyUnicode_FromFormat("<pep726hook deprecated module attribute %R>",
+                                ((deprecated_name *)self)->name);
+}
+
+/* Whether the Python frame running now is importlib's _handle_fromlist:
+ * `from package import name` asks hasattr(package, name) there before the
+ * import statement's own read, which alone warns. */
+static int
+is_fromlist_probe(void)
+{
+    PyFrameObject *frame = PyEval_GetFrame();
+    if (frame == NULL) {
+        return 0;
+    }
+#if PY_VERSION_HEX >= 0x03090000
+    PyCodeObject *code = PyFrame_GetCode(frame);
+#else
+    PyCodeObject *code = frame->f_code;
+    Py_INCREF(code);
+#endif
+    int probe = PyUnicode_CompareWithASCIIString(code->co_name, "_handle_fromlist") == 0;
+    Py_DECREF(code);
+    if (!probe) {
+        return 0;
+    }
+#if PY_VERSION_HEX >= 0x030B0000
+    PyObject *globals = PyFrame_GetGlobals(frame);
+#else
+    PyObject *globals = frame->f_globals;
+    Py_XINCREF(globals);
+#endif
+    if (globals == NULL) {
+        return 0;
+    }
+    PyObject *module_name = PyDict_GetItemString(globals, "__name__");
+    probe = module_name != NULL && PyUnicode_Check(module_name) &&
+            (PyUnicode_CompareWithASCIIString(module_name, "_frozen_importlib") == 0 ||
+             PyUnicode_CompareWithASCIIString(module_name, "importlib._bootstrap") == 0);
+    Py_DECREF(globals);
+    return probe;
+}
+
+/* Issue the warning of *deprecation* (a tuple (message, category, warn, load,
+ * submodule)) at the line of the Python code running now: with stacklevel 1
+ * from C no frame of ours is in between, so a `-W error` traceback ends at
+ * the reader's line.  A warn callable is called as warn(message, category,
+ * 2): warnings.warn called directly inside it names the same line. */
+static int
+warn_deprecation(PyObject *deprecation)
+{
+    PyObject *message = PyTuple_GET_ITEM(deprecation, 0);
+    PyObject *category = PyTuple_GET_ITEM(deprecation, 1);
+    PyObject *warn = PyTuple_GET_ITEM(deprecation, 2);
+    if (warn == Py_None) {
+        const char *text = PyUnicode_AsUTF8(message);
+        if (text == NULL) {
+            return -1;
+        }
+        return PyErr_WarnEx(category, text, 1);
+    }
+    PyObject *level = PyLong_FromLong(2);
+    if (level == NULL) {
+        return -1;
+    }
+    PyObject *result = PyObject_CallFunctionObjArgs(warn, message, category, level, NULL);
+    Py_DECREF(level);
+    if (result == NULL) {
+        return -1;
+    }
+    Py_DECREF(result);
+    return 0;
+}
+
+/* The miss: what the generic lookup would raise; a module's own lookup
+ * replaces it with its own message (and tries its PEP 562 __getattr__). */
+static PyObject *
+deprecated_name_miss(PyObject *self, PyObject *obj)
+{
+    PyErr_Format(PyExc_AttributeError, "'%.100s' object has no attribute '%U'",
+                 Py_TYPE(obj)->tp_name, ((deprecated_name *)self)->name);
+    return NULL;
+}
+
+static PyObject *
+deprecated_name_get(PyObject *self, PyObject *obj, PyObject *type)
+{
+    (void)type;
+    if (obj == NULL || obj == Py_None) {
+        Py_INCREF(self);
+        return self;
+    }
+    weak_entry *entry = weak_table_find(&deprecating_modules, obj);
+    if (entry == NULL || entry->value == NULL) {
+        return deprecated_name_miss(self, obj);
+    }
+    PyObject *name = ((deprecated_name *)self)->name;
+    /* Held: warnings and loads run code that may change the table. */
+    PyObject *record = entry->value;
+    Py_INCREF(record);
+    PyObject *builtins = PyTuple_GET_ITEM(record, 0);
+    PyObject *deprecation = PyDict_GetItemWithError(PyTuple_GET_ITEM(record, 1), name);
+    if (deprecation == NULL) {
+        Py_DECREF(record);
+        return PyErr_Occurred() ? NULL : deprecated_name_miss(self, obj);
+    }
+    Py_INCREF(deprecation);
+    PyObject *value = PyDict_GetItemWithError(builtins, name);
+    int loaded = 0;
+    if (value != NULL) {
+        Py_INCREF(value);
+    }
+    else if (PyErr_Occurred()) {
+        goto fail;
+    }
+    else {
+        PyObject *load = PyTuple_GET_ITEM(deprecation, 3);
+        if (load == Py_None) {
+            /* Deleted from the private builtins by hand. */
+            Py_DECREF(deprecation);
+            Py_DECREF(record);
+            return deprecated_name_miss(self, obj);
+        }
+        value = PyObject_CallFunctionObjArgs(load, NULL);
+        if (value == NULL) {
+            goto fail;
+        }
+        loaded = 1;
+    }
+    if (!is_fromlist_probe() && warn_deprecation(deprecation) < 0) {
+        Py_DECREF(value);
+        goto fail;
+    }
+    if (loaded) {
+        /* A value stored meanwhile (the import system binding the
+         * submodule, another thread) wins. */
+        PyObject *kept = PyDict_SetDefault(builtins, name, value);
+        Py_XINCREF(kept);
+        Py_DECREF(value);
+        value = kept;
+    }
+    Py_DECREF(deprecation);
+    Py_DECREF(record);
+    return value;
+fail:
+    Py_DECREF(deprecation);
+    Py_DECREF(record);
+    return NULL;
+}
+
+static PyTypeObject deprecated_name_type = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "pep726hook._native.deprecated_module_attribute",
+    .tp_basicsize = sizeof(deprecated_name),
+    .tp_dealloc = deprecated_name_dealloc,
+    .tp_repr = deprecated_name_repr,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "A name deprecated by some module (pep726hook.deprecate_attribute()): a read "
+              "through that module warns; every other module reads its own value.",
+    .tp_descr_get = deprecated_name_get,
+};
+
+/* Put a descriptor for each name of *names* that has none into ModuleType's
+ * dict; PyType_Modified() once if any was added.  Refuses a name under which
+ * the dict holds anything else (nothing is added then). */
+static int
+add_descriptors(PyObject *names)
+{
+    if (PyType_Ready(&deprecated_name_type) < 0) {
+        return -1;
+    }
+    PyObject *dict = type_dict(&PyModule_Type);
+    if (dict == NULL) {
+        if (!PyErr_Occurred()) {
+            PyErr_SetString(PyExc_SystemError, "ModuleType has no type dict");
+        }
+        return -1;
+    }
+    Py_ssize_t pos = 0;
+    PyObject *name, *ignored;
+    while (PyDict_Next(names, &pos, &name, &ignored)) {
+        PyObject *current = PyDict_GetItemWithError(dict, name);
+        if (current == NULL && PyErr_Occurred()) {
+            goto fail;
+        }
+        if (current != NULL && Py_TYPE(current) != &deprecated_name_type) {
+            PyErr_Format(PyExc_ValueError,
+                         "%R cannot be deprecated: types.ModuleType has an attribute of that "
+                         "name, which every module shares",
+                         name);
+            goto fail;
+        }
+    }
+    int added = 0;
+    pos = 0;
+    while (PyDict_Next(names, &pos, &name, &ignored)) {
+        PyObject *current = PyDict_GetItemWithError(dict, name);
+        if (current != NULL) {
+            continue;
+        }
+        if (PyErr_Occurred()) {
+            goto fail;
+        }
+        deprecated_name *descr = PyObject_New(deprecated_name, &deprecated_name_type);
+        if (descr == NULL) {
+            goto fail;
+        }
+        Py_INCREF(name);
+        descr->name = name;
+        int failed = PyDict_SetItem(dict, name, (PyObject *)descr);
+        Py_DECREF(descr);
+        if (failed) {
+            goto fail;
+        }
+        added = 1;
+    }
+    Py_DECREF(dict);
+    if (added) {
+        PyType_Modified(&PyModule_Type);
+    }
+    return 0;
+fail:
+    Py_DECREF(dict);
+    return -1;
+}
+
+int
+set_deprecating(PyObject *module, PyObject *builtins, PyObject *entries)
+{
+    if (!is_main_interpreter()) {
+        PyErr_SetString(PyExc_RuntimeError,
+                        "deprecated names are served by the main interpreter's module type "
+                        "only");
+        return -1;
+    }
+    Py_ssize_t pos = 0;
+    PyObject *name, *deprecation;
+    while (PyDict_Next(entries, &pos, &name, &deprecation)) {
+        if (!PyUnicode_CheckExact(name) || !PyTuple_CheckExact(deprecation) ||
+            PyTuple_GET_SIZE(deprecation) != 5 ||
+            !PyUnicode_Check(PyTuple_GET_ITEM(deprecation, 0))) {
+            PyErr_SetString(PyExc_TypeError,
+                            "entries must map str names to (message, category, warn, load, "
+                            "submodule) tuples");
+            return -1;
+        }
+    }
+    if (add_descriptors(entries) < 0) {
+        return -1;
+    }
+    PyObject *record = PyTuple_Pack(2, builtins, entries);
+    if (record == NULL) {
+        return -1;
+    }
+    int result = weak_table_set(&deprecating_modules, module, record);
+    Py_DECREF(record);
+    return result;
+}
+
+int
+forget_deprecating_module(PyObject *module)
+{
+    weak_entry *entry = weak_table_find(&deprecating_modules, module);
+    if (entry == NULL) {
+        return 0;
+    }
+    /* Keep the entry (its weak reference), drop the record. */
+    return weak_table_set(&deprecating_modules, module, NULL);
+}
+
+int
+set_store_callback(PyObject *callback)
+{
+    if (!is_main_interpreter()) {
+        return 0;
+    }
+    Py_XINCREF(callback);
+    Py_XSETREF(store_callback, callback);
+    return 0;
+}
+
+void
+forget_deprecations(int release)
+{
+    weak_table_clear(&deprecating_modules, release);
+    if (release) {
+        Py_CLEAR(store_callback);
+    }
+    else {
+        store_callback = NULL;
+    }
+}
+
+/* The store slot's detour: a store or deletion of a deprecated name through
+ * its deprecating module goes to the callback; everything else to
+ * store_through_hooks(). */
+int
+store_while_deprecating(PyObject *self, PyObject *name, PyObject *value)
+{
+    weak_entry *entry = weak_table_find(&deprecating_modules, self);
+    PyObject *callback = store_callback;
+    if (entry == NULL || entry->value == NULL || callback == NULL || !PyUnicode_Check(name)) {
+        return store_through_hooks(self, name, value);
+    }
+    int found = PyDict_Contains(PyTuple_GET_ITEM(entry->value, 1), name);
+    if (found <= 0) {
+        return found < 0 ? -1 : store_through_hooks(self, name, value);
+    }
+    Py_INCREF(callback);
+    PyObject *result = PyObject_CallFunctionObjArgs(callback, self, name, value, NULL);
+    Py_DECREF(callback);
+    if (result == NULL) {
+        return -1;
+    }
+    Py_DECREF(result);
+    return 0;
+}
+
+/* ---- functions made before the move ---- */
+
+Py_ssize_t
+rebind_builtins(PyObject *objects, PyObject *globals, PyObject *old_builtins,
+                PyObject *new_builtins)
+{
+#if PY_VERSION_HEX >= 0x030A0000
+    /* From 3.10 on a function keeps the builtins it was made with; before,
+     * each call looks globals['__builtins__'] up. */
+    Py_ssize_t count = 0;
+    Py_ssize_t size = PyList_GET_SIZE(objects);
+    for (Py_ssize_t i = 0; i < size; i++) {
+        PyObject *item = PyList_GET_ITEM(objects, i);
+        if (!PyFunction_Check(item)) {
+            continue;
+        }
+        PyFunctionObject *function = (PyFunctionObject *)item;
+        if (function->func_globals != globals || function->func_builtins != old_builtins) {
+            continue;
+        }
+        Py_INCREF(new_builtins);
+        Py_SETREF(function->func_builtins, new_builtins);
+        count++;
+    }
+    return count;
+#else
+    (void)objects;
+    (void)globals;
+    (void)old_builtins;
+    (void)new_builtins;
+    return 0;
+#endif
+}
