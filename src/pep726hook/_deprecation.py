@@ -471,7 +471,12 @@ def _give_private_builtins(module: ModuleType) -> None:
         if entry is not None and entry[0] is ref:
             privates.pop(key, None)
 
-    _privates[key] = (_weakref.ref(module, forget), private, {}, [False])
+    served: dict[str, tuple[Any, ...]] = {}
+    _privates[key] = (_weakref.ref(module, forget), private, served, [False])
+    # From now on the extension mirrors changes of the interpreter's
+    # builtins into the private ones.
+    _native().set_deprecating(module, private, served, interpreter)
+    _native().set_deprecated_store_callback(_store_moved)
     if sys.version_info >= (3, 10):
         import gc
 
@@ -520,8 +525,7 @@ def _move(module: ModuleType) -> None:
     namespace = _namespace(module)
     served.clear()
     served.update({name: _entry_tuple(entry) for name, entry in table.items()})
-    _native().set_deprecating(module, private, served)
-    _native().set_deprecated_store_callback(_store_moved)
+    _native().set_deprecating(module, private, served, _interpreter_builtins())
     for name in table:
         if name in namespace:
             value = namespace[name]
@@ -650,22 +654,34 @@ def _store_moved(module: ModuleType, name: str, value: object = _ABSENT) -> None
             warn(entry.message, entry.category, 3)
     namespace = _namespace(module)
     interpreter = _interpreter_builtins()
-    with _state.lock:
-        had_value = name in private
-        if had_value:
-            namespace[name] = private[name]
-            _restore_builtin(private, interpreter, name)
+    native = _native()
+    # The name goes back into the namespace for the store (the module's
+    # hooks see it there, as before the move): not a rebinding to undo.
+    native.set_storing(module, True)
     try:
-        _native().store_through_hooks(module, name, *(() if value is _ABSENT else (value,)))
-    except BaseException:
         with _state.lock:
-            if had_value and table is not None and table.get(name) is entry and name in namespace:
-                private[name] = namespace.pop(name)
-        raise
-    with _state.lock:
-        if table is not None and table.get(name) is entry:
-            del table[name]
-        _sync_served(module)
+            had_value = name in private
+            if had_value:
+                namespace[name] = private[name]
+                _restore_builtin(private, interpreter, name)
+        try:
+            native.store_through_hooks(module, name, *(() if value is _ABSENT else (value,)))
+        except BaseException:
+            with _state.lock:
+                if (
+                    had_value
+                    and table is not None
+                    and table.get(name) is entry
+                    and name in namespace
+                ):
+                    private[name] = namespace.pop(name)
+            raise
+        with _state.lock:
+            if table is not None and table.get(name) is entry:
+                del table[name]
+            _sync_served(module)
+    finally:
+        native.set_storing(module, False)
 
 
 def _restore_builtin(private: "dict[str, Any]", interpreter: "dict[str, Any]", name: str) -> None:

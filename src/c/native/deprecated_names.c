@@ -23,6 +23,10 @@
  * deprecated name through its module go to a Python callback of that module
  * (warn, put the name back, store, end the deprecation). */
 #include "native.h"
+#if PY_VERSION_HEX < 0x030B0000
+/* PyFrameObject's fields (f_code, f_globals) are public before 3.11. */
+#  include <frameobject.h>
+#endif
 
 /* ---- the deprecating modules ---- */
 
@@ -285,8 +289,227 @@ fail:
     return -1;
 }
 
+/* ---- keeping the private builtins and the namespaces right ---- */
+
+/* Bit of a deprecating module's weak entry: a store or deletion of one of
+ * its deprecated names is under way (its callback puts the name back into
+ * the namespace itself), so the namespace watcher leaves it alone. */
+#define DEPRECATED_STORE_UNDER_WAY 1u
+
+/* The interpreter's builtins dict, whose changes every private builtins dict
+ * mirrors (borrowed: it lives as long as the interpreter). */
+static PyObject *interpreter_builtins = NULL;
+
+/* Mirror a change of the interpreter's builtins (*value* NULL: a deletion)
+ * into every private builtins dict, but never over a deprecated name. */
+static void
+mirror_builtin(PyObject *key, PyObject *value)
+{
+    for (size_t i = 0; i < deprecating_modules.capacity; i++) {
+        PyObject *record = deprecating_modules.entries[i].value;
+        if (record == NULL) {
+            continue;
+        }
+        Py_INCREF(record);
+        PyObject *private_builtins = PyTuple_GET_ITEM(record, 0);
+        int deprecated = PyDict_Contains(PyTuple_GET_ITEM(record, 1), key);
+        if (deprecated == 0) {
+            if (value != NULL) {
+                deprecated = PyDict_SetItem(private_builtins, key, value);
+            }
+            else if (PyDict_DelItem(private_builtins, key) < 0) {
+                /* Not there: nothing to mirror. */
+                PyErr_Clear();
+            }
+        }
+        Py_DECREF(record);
+        if (deprecated < 0) {
+            PyErr_WriteUnraisable(key);
+        }
+    }
+}
+
+#if HOOKLESS_CACHE
+static int builtins_watcher = -1;
+static int namespace_watcher = -1;
+
+static int
+builtins_watch_callback(PyDict_WatchEvent event, PyObject *dict, PyObject *key,
+                        PyObject *new_value)
+{
+    if (dict != interpreter_builtins || key == NULL) {
+        return 0;
+    }
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
+    switch (event) {
+    case PyDict_EVENT_ADDED:
+    case PyDict_EVENT_MODIFIED:
+        mirror_builtin(key, new_value);
+        break;
+    case PyDict_EVENT_DELETED:
+        mirror_builtin(key, NULL);
+        break;
+    default:
+        break;
+    }
+    PyErr_Restore(type, value, tb);
+    return 0;
+}
+
+/* A deprecated name bound again in a moved module's namespace by the
+ * module's own code (`global Old; Old = v`, `globals()["Old"] = v`): the
+ * watcher may not change the dict it watches, so this runs as a pending
+ * call, between two bytecodes of the main thread, and moves it back into the
+ * private builtins, where it stays deprecated. */
+typedef struct {
+    PyObject *ref; /* weak reference to the module */
+    PyObject *name;
+    PyObject *value;
+} rebound_name;
+
+static int
+move_rebound_name(void *arg)
+{
+    rebound_name *rebound = (rebound_name *)arg;
+    PyObject *module = PyWeakref_GetObject(rebound->ref);
+    weak_entry *entry =
+        module == NULL || module == Py_None ? NULL : weak_table_find(&deprecating_modules, module);
+    int result = 0;
+    if (entry != NULL && entry->value != NULL &&
+        !(entry->flags & DEPRECATED_STORE_UNDER_WAY)) {
+        PyObject *record = entry->value;
+        Py_INCREF(record);
+        PyObject *namespace = PyTuple_GET_ITEM(record, 2);
+        PyObject *current = PyDict_GetItemWithError(namespace, rebound->name);
+        int deprecated = PyDict_Contains(PyTuple_GET_ITEM(record, 1), rebound->name);
+        if (current == rebound->value && deprecated == 1) {
+            if (PyDict_SetItem(PyTuple_GET_ITEM(record, 0), rebound->name, current) < 0 ||
+                PyDict_DelItem(namespace, rebound->name) < 0) {
+                result = -1;
+            }
+        }
+        else if (PyErr_Occurred()) {
+            result = -1;
+        }
+        Py_DECREF(record);
+    }
+    if (result < 0) {
+        PyErr_WriteUnraisable(rebound->name);
+    }
+    Py_DECREF(rebound->ref);
+    Py_DECREF(rebound->name);
+    Py_DECREF(rebound->value);
+    PyMem_RawFree(rebound);
+    return 0;
+}
+
+/* Whether *key* is deprecated by some module: ModuleType's dict holds a
+ * descriptor of ours under it. */
+static int
+is_deprecated_somewhere(PyObject *key)
+{
+    if (!PyUnicode_CheckExact(key)) {
+        return 0;
+    }
+    PyObject *dict = type_dict(&PyModule_Type);
+    if (dict == NULL) {
+        PyErr_Clear();
+        return 0;
+    }
+    PyObject *found = PyDict_GetItemWithError(dict, key);
+    Py_DECREF(dict);
+    if (found == NULL) {
+        PyErr_Clear();
+        return 0;
+    }
+    return Py_TYPE(found) == &deprecated_name_type;
+}
+
+static int
+namespace_watch_callback(PyDict_WatchEvent event, PyObject *dict, PyObject *key,
+                         PyObject *new_value)
+{
+    if ((event != PyDict_EVENT_ADDED && event != PyDict_EVENT_MODIFIED) ||
+        !is_deprecated_somewhere(key)) {
+        return 0;
+    }
+    for (size_t i = 0; i < deprecating_modules.capacity; i++) {
+        weak_entry *entry = &deprecating_modules.entries[i];
+        if (entry->value == NULL || PyTuple_GET_ITEM(entry->value, 2) != dict ||
+            (entry->flags & DEPRECATED_STORE_UNDER_WAY)) {
+            continue;
+        }
+        PyObject *type, *value, *tb;
+        PyErr_Fetch(&type, &value, &tb);
+        int deprecated = PyDict_Contains(PyTuple_GET_ITEM(entry->value, 1), key);
+        if (deprecated == 1) {
+            rebound_name *rebound = (rebound_name *)PyMem_RawMalloc(sizeof(rebound_name));
+            if (rebound != NULL) {
+                Py_INCREF(entry->ref);
+                Py_INCREF(key);
+                Py_INCREF(new_value);
+                rebound->ref = entry->ref;
+                rebound->name = key;
+                rebound->value = new_value;
+                if (Py_AddPendingCall(move_rebound_name, rebound) < 0) {
+                    /* The queue is full: the name stays where the code put it. */
+                    Py_DECREF(rebound->ref);
+                    Py_DECREF(rebound->name);
+                    Py_DECREF(rebound->value);
+                    PyMem_RawFree(rebound);
+                }
+            }
+        }
+        PyErr_Clear();
+        PyErr_Restore(type, value, tb);
+        break;
+    }
+    return 0;
+}
+
+/* Watch *namespace* (and, once, the interpreter's builtins); failing costs
+ * only the mirroring, so it never raises. */
+static void
+watch_for_deprecations(PyObject *namespace)
+{
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
+    if (builtins_watcher < 0) {
+        builtins_watcher = PyDict_AddWatcher(builtins_watch_callback);
+        if (builtins_watcher >= 0 && PyDict_Watch(builtins_watcher, interpreter_builtins) < 0) {
+            PyErr_Clear();
+        }
+    }
+    if (namespace_watcher < 0) {
+        namespace_watcher = PyDict_AddWatcher(namespace_watch_callback);
+    }
+    if (namespace_watcher >= 0 && PyDict_Watch(namespace_watcher, namespace) < 0) {
+        PyErr_Clear();
+    }
+    PyErr_Clear();
+    PyErr_Restore(type, value, tb);
+}
+#endif
+
 int
-set_deprecating(PyObject *module, PyObject *builtins, PyObject *entries)
+set_storing(PyObject *module, int storing)
+{
+    weak_entry *entry = weak_table_find(&deprecating_modules, module);
+    if (entry != NULL) {
+        if (storing) {
+            entry->flags |= DEPRECATED_STORE_UNDER_WAY;
+        }
+        else {
+            entry->flags &= ~DEPRECATED_STORE_UNDER_WAY;
+        }
+    }
+    return 0;
+}
+
+int
+set_deprecating(PyObject *module, PyObject *builtins, PyObject *entries,
+                PyObject *interpreter)
 {
     if (!is_main_interpreter()) {
         PyErr_SetString(PyExc_RuntimeError,
@@ -309,12 +532,26 @@ set_deprecating(PyObject *module, PyObject *builtins, PyObject *entries)
     if (add_descriptors(entries) < 0) {
         return -1;
     }
-    PyObject *record = PyTuple_Pack(2, builtins, entries);
+    PyObject *namespace = PyModule_GetDict(module);
+    if (namespace == NULL) {
+        return -1;
+    }
+    if (interpreter_builtins != NULL && interpreter_builtins != interpreter) {
+        PyErr_SetString(PyExc_RuntimeError, "the interpreter's builtins dict changed");
+        return -1;
+    }
+    interpreter_builtins = interpreter;
+    PyObject *record = PyTuple_Pack(3, builtins, entries, namespace);
     if (record == NULL) {
         return -1;
     }
     int result = weak_table_set(&deprecating_modules, module, record);
     Py_DECREF(record);
+#if HOOKLESS_CACHE
+    if (result == 0) {
+        watch_for_deprecations(namespace);
+    }
+#endif
     return result;
 }
 
@@ -344,6 +581,12 @@ void
 forget_deprecations(int release)
 {
     weak_table_clear(&deprecating_modules, release);
+    interpreter_builtins = NULL;
+#if HOOKLESS_CACHE
+    /* The watchers belonged to the interpreter that is going. */
+    builtins_watcher = -1;
+    namespace_watcher = -1;
+#endif
     if (release) {
         Py_CLEAR(store_callback);
     }
@@ -360,6 +603,20 @@ store_while_deprecating(PyObject *self, PyObject *name, PyObject *value)
 {
     weak_entry *entry = weak_table_find(&deprecating_modules, self);
     PyObject *callback = store_callback;
+#if !HOOKLESS_CACHE
+    /* Without dict watchers, a store on the builtins module (mock.patch,
+     * monkeypatch) is the change of builtins that can be seen. */
+    if (entry == NULL && interpreter_builtins != NULL && PyModule_Check(self) &&
+        PyModule_GetDict(self) == interpreter_builtins) {
+        if (store_through_hooks(self, name, value) < 0) {
+            return -1;
+        }
+        if (PyUnicode_CheckExact(name)) {
+            mirror_builtin(name, value);
+        }
+        return 0;
+    }
+#endif
     if (entry == NULL || entry->value == NULL || callback == NULL || !PyUnicode_Check(name)) {
         return store_through_hooks(self, name, value);
     }

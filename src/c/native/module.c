@@ -163,25 +163,48 @@ native_set_marker_hook(PyObject *module, PyObject *const *args, Py_ssize_t nargs
 }
 
 PyDoc_STRVAR(set_deprecating_doc,
-"set_deprecating(module, builtins, entries)\n--\n\n"
+"set_deprecating(module, builtins, entries, interpreter_builtins)\n--\n\n"
 "Serve reads of *module*'s deprecated names, which have left its namespace\n"
 "for *builtins* (its private builtins dict): *entries* maps each name to\n"
 "(message, category, warn, load, submodule).  Puts a descriptor for each\n"
-"name into ModuleType's dict.  Main interpreter only.");
+"name into ModuleType's dict; mirrors changes of *interpreter_builtins*\n"
+"into *builtins* and (3.12+) moves a deprecated name the module's own code\n"
+"binds again back into them.  Main interpreter only.");
 
 static PyObject *
 native_set_deprecating(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)module;
-    if (nargs != 3) {
-        PyErr_Format(PyExc_TypeError, "set_deprecating() takes 3 arguments (%zd given)", nargs);
+    if (nargs != 4) {
+        PyErr_Format(PyExc_TypeError, "set_deprecating() takes 4 arguments (%zd given)", nargs);
         return NULL;
     }
-    if (!PyModule_Check(args[0]) || !PyDict_CheckExact(args[1]) || !PyDict_CheckExact(args[2])) {
-        PyErr_SetString(PyExc_TypeError, "set_deprecating() needs a module and two dicts");
+    if (!PyModule_Check(args[0]) || !PyDict_CheckExact(args[1]) || !PyDict_CheckExact(args[2]) ||
+        !PyDict_CheckExact(args[3])) {
+        PyErr_SetString(PyExc_TypeError, "set_deprecating() needs a module and three dicts");
         return NULL;
     }
-    if (set_deprecating(args[0], args[1], args[2]) < 0) {
+    if (set_deprecating(args[0], args[1], args[2], args[3]) < 0) {
+        return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
+PyDoc_STRVAR(set_storing_doc,
+"set_storing(module, flag)\n--\n\n"
+"Tell that a store of one of *module*'s deprecated names, which puts the\n"
+"name back into its namespace itself, is under way (flag true) or over.");
+
+static PyObject *
+native_set_storing(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)module;
+    if (nargs != 2) {
+        PyErr_Format(PyExc_TypeError, "set_storing() takes 2 arguments (%zd given)", nargs);
+        return NULL;
+    }
+    int flag = PyObject_IsTrue(args[1]);
+    if (flag < 0 || set_storing(args[0], flag) < 0) {
         return NULL;
     }
     Py_RETURN_NONE;
@@ -357,6 +380,8 @@ static PyMethodDef native_methods[] = {
     {"set_deprecating", (PyCFunction)(void (*)(void))native_set_deprecating, METH_FASTCALL,
      set_deprecating_doc},
     {"forget_deprecating", native_forget_deprecating, METH_O, forget_deprecating_doc},
+    {"set_storing", (PyCFunction)(void (*)(void))native_set_storing, METH_FASTCALL,
+     set_storing_doc},
     {"set_deprecated_store_callback", native_set_deprecated_store_callback, METH_O,
      set_deprecated_store_callback_doc},
     {"store_through_hooks", (PyCFunction)(void (*)(void))native_store_through_hooks,

@@ -368,9 +368,12 @@ NATIVE_INTERNAL PyObject *new_hook_descr(int deleting);
 
 /* The deprecating modules whose names have moved out of their namespace,
  * each with (private builtins, {name: (message, category, warn, load,
- * submodule)}). */
+ * submodule)}, namespace). */
 NATIVE_INTERNAL extern weak_table deprecating_modules;
-NATIVE_INTERNAL int set_deprecating(PyObject *module, PyObject *builtins, PyObject *entries);
+NATIVE_INTERNAL int set_deprecating(PyObject *module, PyObject *builtins, PyObject *entries,
+                                    PyObject *interpreter);
+/* Mark a store of a deprecated name through *module* as under way (1) or over (0). */
+NATIVE_INTERNAL int set_storing(PyObject *module, int storing);
 NATIVE_INTERNAL int forget_deprecating_module(PyObject *module);
 NATIVE_INTERNAL int set_store_callback(PyObject *callback);
 NATIVE_INTERNAL void forget_deprecations(int release);
