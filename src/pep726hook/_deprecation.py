@@ -427,7 +427,7 @@ def _can_move(module: ModuleType, engine: "Any") -> bool:
 
     Under the native engine, for an exact ``ModuleType`` whose
     ``__builtins__`` is the interpreter's (the dict or, as in ``__main__``,
-    the module) or already its private copy.  A module whose author gave it
+    the module), absent, or already its private copy.  A module whose author gave it
     other builtins keeps its names in its namespace, with the deprecating
     class.
     """
@@ -438,7 +438,9 @@ def _can_move(module: ModuleType, engine: "Any") -> bool:
     if found is not None and found[0]() is module:
         return current is found[1]
     interpreter = _interpreter_builtins()
-    return current is interpreter or current is sys.modules.get("builtins")
+    # None: a namespace no code ran in yet (types.ModuleType()); exec() would
+    # give it the interpreter's builtins.
+    return current is None or current is interpreter or current is sys.modules.get("builtins")
 
 
 def lasting_type(module: ModuleType) -> type:
