@@ -43,6 +43,10 @@ static PyMethodDef forget_deprecating_def = {"_forget_deprecating", forget_depre
 
 weak_table deprecating_modules = {NULL, 0, 0, NULL, &forget_deprecating_def};
 
+/* The interpreter's builtins dict, whose changes every private builtins dict
+ * mirrors (borrowed: it lives as long as the interpreter). */
+static PyObject *interpreter_builtins = NULL;
+
 /* The function called for a store (module, name, value) or a deletion
  * (module, name) of a deprecated name through its deprecating module. */
 static PyObject *store_callback = NULL;
@@ -147,6 +151,68 @@ deprecated_name_miss(PyObject *self, PyObject *obj)
     return NULL;
 }
 
+#if PY_VERSION_HEX >= 0x030E0000
+/* From 3.14 on annotationlib's ForwardRef.evaluate() resolves a string
+ * annotation that is a bare name in the globals it was given, then with
+ * hasattr(builtins, name) / getattr(builtins, name) on the builtins module,
+ * not through globals['__builtins__'].  So a read of a deprecated name
+ * through the builtins module, made by that function for the globals of the
+ * module that deprecates it, is that module's own code reading it: served
+ * from its private builtins, with no warning.  Returns a new reference, or
+ * NULL without an exception when this is not such a read. */
+static PyObject *
+annotation_read(PyObject *obj, PyObject *name)
+{
+    if (interpreter_builtins == NULL || !PyModule_Check(obj) ||
+        PyModule_GetDict(obj) != interpreter_builtins) {
+        return NULL;
+    }
+    PyFrameObject *frame = PyEval_GetFrame();
+    if (frame == NULL) {
+        return NULL;
+    }
+    PyCodeObject *code = PyFrame_GetCode(frame);
+    int evaluate = PyUnicode_CompareWithASCIIString(code->co_name, "evaluate") == 0;
+    Py_DECREF(code);
+    PyObject *frame_globals = evaluate ? PyFrame_GetGlobals(frame) : NULL;
+    if (frame_globals == NULL) {
+        return NULL;
+    }
+    PyObject *module_name = PyDict_GetItemString(frame_globals, "__name__");
+    evaluate = module_name != NULL && PyUnicode_Check(module_name) &&
+               PyUnicode_CompareWithASCIIString(module_name, "annotationlib") == 0;
+    Py_DECREF(frame_globals);
+    if (!evaluate) {
+        return NULL;
+    }
+    PyObject *locals = PyFrame_GetLocals(frame);
+    if (locals == NULL) {
+        PyErr_Clear();
+        return NULL;
+    }
+    PyObject *globals = PyMapping_GetItemString(locals, "globals");
+    Py_DECREF(locals);
+    if (globals == NULL) {
+        PyErr_Clear();
+        return NULL;
+    }
+    PyObject *value = NULL;
+    for (size_t i = 0; value == NULL && i < deprecating_modules.capacity; i++) {
+        PyObject *record = deprecating_modules.entries[i].value;
+        if (record == NULL || PyTuple_GET_ITEM(record, 2) != globals) {
+            continue;
+        }
+        if (PyDict_Contains(PyTuple_GET_ITEM(record, 1), name) == 1) {
+            value = PyDict_GetItemWithError(PyTuple_GET_ITEM(record, 0), name);
+            Py_XINCREF(value);
+        }
+        PyErr_Clear();
+    }
+    Py_DECREF(globals);
+    return value;
+}
+#endif
+
 static PyObject *
 deprecated_name_get(PyObject *self, PyObject *obj, PyObject *type)
 {
@@ -157,6 +223,12 @@ deprecated_name_get(PyObject *self, PyObject *obj, PyObject *type)
     }
     weak_entry *entry = weak_table_find(&deprecating_modules, obj);
     if (entry == NULL || entry->value == NULL) {
+#if PY_VERSION_HEX >= 0x030E0000
+        PyObject *annotation = annotation_read(obj, ((deprecated_name *)self)->name);
+        if (annotation != NULL) {
+            return annotation;
+        }
+#endif
         return deprecated_name_miss(self, obj);
     }
     PyObject *name = ((deprecated_name *)self)->name;
@@ -296,9 +368,6 @@ fail:
  * the namespace itself), so the namespace watcher leaves it alone. */
 #define DEPRECATED_STORE_UNDER_WAY 1u
 
-/* The interpreter's builtins dict, whose changes every private builtins dict
- * mirrors (borrowed: it lives as long as the interpreter). */
-static PyObject *interpreter_builtins = NULL;
 
 /* Mirror a change of the interpreter's builtins (*value* NULL: a deletion)
  * into every private builtins dict, but never over a deprecated name. */
