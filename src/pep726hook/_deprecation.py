@@ -408,7 +408,7 @@ def _deprecate(module: ModuleType, entries: "Table") -> None:
 # fast path.
 
 # id(module) -> (weak reference, private builtins, the extension's entries
-# {name: (message, category, warn, load, submodule)}, moved).
+# {name: (message, category, warn, load, submodule)}, [moved, rebound]).
 _privates: "dict[int, tuple[Any, dict[str, Any], dict[str, tuple[Any, ...]], list[bool]]]" = {}
 
 
@@ -451,13 +451,11 @@ def lasting_type(module: ModuleType) -> type:
 
 
 def _give_private_builtins(module: ModuleType) -> None:
-    """Give *module* its private builtins, once; functions made before it get them too.
+    """Give *module* its private builtins, once.
 
-    Under the install lock.  From 3.10 on a function keeps the builtins of
-    the globals it was made in, so the functions made before this call
-    (found in one pass over the collector's objects) are rebound; before
-    3.10 each call looks ``__builtins__`` up.  The body that called this
-    keeps the interpreter's builtins until it ends.
+    Under the install lock.  Functions made from now on get them; those made
+    before are rebound at the move (:func:`_rebind_functions`).  The body
+    that called this keeps the interpreter's builtins until it ends.
     """
     found = _privates.get(id(module))
     if found is not None and found[0]() is module:
@@ -474,15 +472,12 @@ def _give_private_builtins(module: ModuleType) -> None:
             privates.pop(key, None)
 
     served: dict[str, tuple[Any, ...]] = {}
-    _privates[key] = (_weakref.ref(module, forget), private, served, [False])
+    # [moved, functions made before rebound]
+    _privates[key] = (_weakref.ref(module, forget), private, served, [False, False])
     # From now on the extension mirrors changes of the interpreter's
     # builtins into the private ones.
     _native().set_deprecating(module, private, served, interpreter)
     _native().set_deprecated_store_callback(_store_moved)
-    if sys.version_info >= (3, 10):
-        import gc
-
-        _native().rebind_builtins(gc.get_objects(), namespace, interpreter, private)
 
 
 def _import_ended(module: ModuleType) -> bool:
@@ -510,6 +505,37 @@ def _import_ended(module: ModuleType) -> bool:
         return False
 
 
+def _rebind_functions() -> None:
+    """Give the functions made before their module's private builtins existed those builtins.
+
+    Under the install lock, before a move.  From 3.10 on a function keeps the
+    builtins of the globals it was made in; before 3.10 each call looks
+    ``__builtins__`` up, and there is nothing to do.  One pass over the
+    objects the collector tracks serves every module given private builtins
+    since the last pass (a function a C extension made untracked is not
+    found).
+    """
+    waiting = [
+        found
+        for found in list(_privates.values())
+        if not found[3][1] and found[0]() is not None
+    ]
+    if not waiting:
+        return
+    for found in waiting:
+        found[3][1] = True
+    if sys.version_info < (3, 10):
+        return
+    namespaces = []
+    privates = []
+    for found in waiting:
+        module = found[0]()
+        if module is not None:
+            namespaces.append(_namespace(module))
+            privates.append(found[1])
+    _native().rebind_builtins(namespaces, privates, _interpreter_builtins())
+
+
 def _entry_tuple(entry: Deprecation) -> "tuple[Any, ...]":
     return (entry.message, entry.category, entry.warn, entry.load, entry.submodule)
 
@@ -525,6 +551,7 @@ def _move(module: ModuleType) -> None:
     private, served, moved = found[1], found[2], found[3]
     table = deprecations_of(module) or {}
     namespace = _namespace(module)
+    _rebind_functions()
     served.clear()
     served.update({name: _entry_tuple(entry) for name, entry in table.items()})
     _native().set_deprecating(module, private, served, _interpreter_builtins())

@@ -705,34 +705,141 @@ store_while_deprecating(PyObject *self, PyObject *name, PyObject *value)
 
 /* ---- functions made before the move ---- */
 
+#if PY_VERSION_HEX >= 0x030A0000
+/* What one pass rebinds: functions whose globals are namespaces[i] and
+ * whose builtins are the interpreter's get privates[i]. */
+typedef struct {
+    PyObject *const *namespaces;
+    PyObject *const *privates;
+    Py_ssize_t count;
+    PyObject *interpreter;
+    PyFunctionObject **found; /* functions to rebind, and their index */
+    Py_ssize_t *found_index;
+    Py_ssize_t found_count;
+    Py_ssize_t found_capacity;
+    int failed;
+} rebind_pass;
+
+/* 1 and the index if *item* is a function to rebind, else 0. */
+static int
+wants_rebinding(rebind_pass *pass, PyObject *item, Py_ssize_t *index)
+{
+    if (!PyFunction_Check(item)) {
+        return 0;
+    }
+    PyFunctionObject *function = (PyFunctionObject *)item;
+    if (function->func_builtins != pass->interpreter) {
+        return 0;
+    }
+    for (Py_ssize_t i = 0; i < pass->count; i++) {
+        if (function->func_globals == pass->namespaces[i]) {
+            *index = i;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static int
+remember_function(rebind_pass *pass, PyObject *item, Py_ssize_t index)
+{
+    if (pass->found_count == pass->found_capacity) {
+        Py_ssize_t capacity = pass->found_capacity == 0 ? 64 : pass->found_capacity * 2;
+        PyFunctionObject **found = (PyFunctionObject **)PyMem_RawRealloc(
+            pass->found, (size_t)capacity * sizeof(PyFunctionObject *));
+        if (found == NULL) {
+            return -1;
+        }
+        pass->found = found;
+        Py_ssize_t *found_index =
+            (Py_ssize_t *)PyMem_RawRealloc(pass->found_index, (size_t)capacity * sizeof(Py_ssize_t));
+        if (found_index == NULL) {
+            return -1;
+        }
+        pass->found_index = found_index;
+        pass->found_capacity = capacity;
+    }
+    pass->found[pass->found_count] = (PyFunctionObject *)item;
+    pass->found_index[pass->found_count] = index;
+    pass->found_count++;
+    return 0;
+}
+
+#  if PY_VERSION_HEX >= 0x030C0000
+/* PyUnstable_GC_VisitObjects' callback: it may neither make nor free an
+ * object, so it only notes the functions (in raw memory). */
+static int
+visit_for_rebinding(PyObject *item, void *arg)
+{
+    rebind_pass *pass = (rebind_pass *)arg;
+    Py_ssize_t index;
+    if (wants_rebinding(pass, item, &index) && remember_function(pass, item, index) < 0) {
+        pass->failed = 1;
+        return 0;
+    }
+    return 1;
+}
+#  endif
+#endif
+
 Py_ssize_t
-rebind_builtins(PyObject *objects, PyObject *globals, PyObject *old_builtins,
-                PyObject *new_builtins)
+rebind_builtins(PyObject *namespaces, PyObject *privates, PyObject *interpreter)
 {
 #if PY_VERSION_HEX >= 0x030A0000
-    /* From 3.10 on a function keeps the builtins it was made with; before,
-     * each call looks globals['__builtins__'] up. */
-    Py_ssize_t count = 0;
+    /* From 3.10 on a function keeps the builtins of the globals it was made
+     * in; before, each call looks globals['__builtins__'] up. */
+    rebind_pass pass = {&PyList_GET_ITEM(namespaces, 0), &PyList_GET_ITEM(privates, 0),
+                        PyList_GET_SIZE(namespaces), interpreter, NULL, NULL, 0, 0, 0};
+    if (pass.count == 0) {
+        return 0;
+    }
+#  if PY_VERSION_HEX >= 0x030C0000
+    /* Every object the collector tracks, without a list of them all. */
+    PyUnstable_GC_VisitObjects(visit_for_rebinding, &pass);
+#  else
+    PyObject *gc = PyImport_ImportModule("gc");
+    PyObject *objects = gc == NULL ? NULL : PyObject_CallMethod(gc, "get_objects", NULL);
+    Py_XDECREF(gc);
+    if (objects == NULL) {
+        return -1;
+    }
     Py_ssize_t size = PyList_GET_SIZE(objects);
-    for (Py_ssize_t i = 0; i < size; i++) {
+    for (Py_ssize_t i = 0; i < size && !pass.failed; i++) {
+        Py_ssize_t index;
         PyObject *item = PyList_GET_ITEM(objects, i);
-        if (!PyFunction_Check(item)) {
-            continue;
+        if (wants_rebinding(&pass, item, &index) && remember_function(&pass, item, index) < 0) {
+            pass.failed = 1;
         }
-        PyFunctionObject *function = (PyFunctionObject *)item;
-        if (function->func_globals != globals || function->func_builtins != old_builtins) {
-            continue;
+    }
+    /* Each function found stays alive: the list holds it until here, and
+     * rebinding below frees nothing but references to the builtins. */
+    for (Py_ssize_t i = 0; i < pass.found_count; i++) {
+        Py_INCREF((PyObject *)pass.found[i]);
+    }
+    Py_DECREF(objects);
+#  endif
+    Py_ssize_t count = pass.failed ? -1 : pass.found_count;
+    for (Py_ssize_t i = 0; i < pass.found_count; i++) {
+        PyFunctionObject *function = pass.found[i];
+        if (!pass.failed) {
+            PyObject *private_builtins = pass.privates[pass.found_index[i]];
+            Py_INCREF(private_builtins);
+            Py_SETREF(function->func_builtins, private_builtins);
         }
-        Py_INCREF(new_builtins);
-        Py_SETREF(function->func_builtins, new_builtins);
-        count++;
+#  if PY_VERSION_HEX < 0x030C0000
+        Py_DECREF((PyObject *)function);
+#  endif
+    }
+    PyMem_RawFree(pass.found);
+    PyMem_RawFree(pass.found_index);
+    if (count < 0) {
+        PyErr_NoMemory();
     }
     return count;
 #else
-    (void)objects;
-    (void)globals;
-    (void)old_builtins;
-    (void)new_builtins;
+    (void)namespaces;
+    (void)privates;
+    (void)interpreter;
     return 0;
 #endif
 }

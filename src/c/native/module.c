@@ -269,25 +269,36 @@ native_store_through_hooks(PyObject *module, PyObject *const *args, Py_ssize_t n
 }
 
 PyDoc_STRVAR(rebind_builtins_doc,
-"rebind_builtins(objects, globals, old, new)\n--\n\n"
-"Give every function of the list *objects* whose globals are *globals* and\n"
-"whose builtins are *old* the builtins *new* (3.10+; before, a call looks\n"
-"globals['__builtins__'] up itself).  Returns how many it changed.");
+"rebind_builtins(namespaces, privates, interpreter_builtins)\n--\n\n"
+"Give every function whose globals are a dict of the list *namespaces* and\n"
+"whose builtins are *interpreter_builtins* the dict of *privates* at the\n"
+"same index, in one pass over the objects the collector tracks (3.10+;\n"
+"before, a call looks globals['__builtins__'] up itself).  Returns how many\n"
+"it rebound.");
 
 static PyObject *
 native_rebind_builtins(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)module;
-    if (nargs != 4) {
-        PyErr_Format(PyExc_TypeError, "rebind_builtins() takes 4 arguments (%zd given)", nargs);
+    if (nargs != 3) {
+        PyErr_Format(PyExc_TypeError, "rebind_builtins() takes 3 arguments (%zd given)", nargs);
         return NULL;
     }
-    if (!PyList_CheckExact(args[0]) || !PyDict_Check(args[1]) || !PyDict_CheckExact(args[3])) {
+    if (!PyList_CheckExact(args[0]) || !PyList_CheckExact(args[1]) ||
+        PyList_GET_SIZE(args[0]) != PyList_GET_SIZE(args[1]) || !PyDict_CheckExact(args[2])) {
         PyErr_SetString(PyExc_TypeError,
-                        "rebind_builtins() needs a list, a dict, the old builtins and a dict");
+                        "rebind_builtins() needs two lists of one length and a dict");
         return NULL;
     }
-    return PyLong_FromSsize_t(rebind_builtins(args[0], args[1], args[2], args[3]));
+    Py_ssize_t size = PyList_GET_SIZE(args[1]);
+    for (Py_ssize_t i = 0; i < size; i++) {
+        if (!PyDict_CheckExact(PyList_GET_ITEM(args[1], i))) {
+            PyErr_SetString(PyExc_TypeError, "rebind_builtins(): privates must be dicts");
+            return NULL;
+        }
+    }
+    Py_ssize_t count = rebind_builtins(args[0], args[1], args[2]);
+    return count < 0 ? NULL : PyLong_FromSsize_t(count);
 }
 
 PyDoc_STRVAR(upgrade_type_doc,

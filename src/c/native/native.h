@@ -378,8 +378,11 @@ NATIVE_INTERNAL int forget_deprecating_module(PyObject *module);
 NATIVE_INTERNAL int set_store_callback(PyObject *callback);
 NATIVE_INTERNAL void forget_deprecations(int release);
 NATIVE_INTERNAL int store_while_deprecating(PyObject *self, PyObject *name, PyObject *value);
-NATIVE_INTERNAL Py_ssize_t rebind_builtins(PyObject *objects, PyObject *globals,
-                                           PyObject *old_builtins, PyObject *new_builtins);
+/* Give the functions whose globals are the dicts of the list *namespaces*
+ * and whose builtins are *interpreter* the matching dict of *privates*; the
+ * number rebound, or -1 with an exception. */
+NATIVE_INTERNAL Py_ssize_t rebind_builtins(PyObject *namespaces, PyObject *privates,
+                                           PyObject *interpreter);
 /* The store slot without the deprecation detour (store.c). */
 NATIVE_INTERNAL int store_through_hooks(PyObject *self, PyObject *name, PyObject *value);
 
