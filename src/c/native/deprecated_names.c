@@ -432,21 +432,31 @@ builtins_watch_callback(PyDict_WatchEvent event, PyObject *dict, PyObject *key,
  * call, between two bytecodes of the main thread, and moves it back into the
  * private builtins, where it stays deprecated. */
 typedef struct {
-    PyObject *ref; /* weak reference to the module */
+    PyObject *namespace; /* held until the call has run */
     PyObject *name;
     PyObject *value;
 } rebound_name;
+
+/* The entry of the deprecating module whose namespace is *namespace*. */
+static weak_entry *
+entry_of_namespace(PyObject *namespace)
+{
+    for (size_t i = 0; i < deprecating_modules.capacity; i++) {
+        weak_entry *entry = &deprecating_modules.entries[i];
+        if (entry->value != NULL && PyTuple_GET_ITEM(entry->value, 2) == namespace) {
+            return entry;
+        }
+    }
+    return NULL;
+}
 
 static int
 move_rebound_name(void *arg)
 {
     rebound_name *rebound = (rebound_name *)arg;
-    PyObject *module = PyWeakref_GetObject(rebound->ref);
-    weak_entry *entry =
-        module == NULL || module == Py_None ? NULL : weak_table_find(&deprecating_modules, module);
+    weak_entry *entry = entry_of_namespace(rebound->namespace);
     int result = 0;
-    if (entry != NULL && entry->value != NULL &&
-        !(entry->flags & DEPRECATED_STORE_UNDER_WAY)) {
+    if (entry != NULL && !(entry->flags & DEPRECATED_STORE_UNDER_WAY)) {
         PyObject *record = entry->value;
         Py_INCREF(record);
         PyObject *namespace = PyTuple_GET_ITEM(record, 2);
@@ -466,7 +476,7 @@ move_rebound_name(void *arg)
     if (result < 0) {
         PyErr_WriteUnraisable(rebound->name);
     }
-    Py_DECREF(rebound->ref);
+    Py_DECREF(rebound->namespace);
     Py_DECREF(rebound->name);
     Py_DECREF(rebound->value);
     PyMem_RawFree(rebound);
@@ -503,37 +513,33 @@ namespace_watch_callback(PyDict_WatchEvent event, PyObject *dict, PyObject *key,
         !is_deprecated_somewhere(key)) {
         return 0;
     }
-    for (size_t i = 0; i < deprecating_modules.capacity; i++) {
-        weak_entry *entry = &deprecating_modules.entries[i];
-        if (entry->value == NULL || PyTuple_GET_ITEM(entry->value, 2) != dict ||
-            (entry->flags & DEPRECATED_STORE_UNDER_WAY)) {
-            continue;
-        }
-        PyObject *type, *value, *tb;
-        PyErr_Fetch(&type, &value, &tb);
-        int deprecated = PyDict_Contains(PyTuple_GET_ITEM(entry->value, 1), key);
-        if (deprecated == 1) {
-            rebound_name *rebound = (rebound_name *)PyMem_RawMalloc(sizeof(rebound_name));
-            if (rebound != NULL) {
-                Py_INCREF(entry->ref);
-                Py_INCREF(key);
-                Py_INCREF(new_value);
-                rebound->ref = entry->ref;
-                rebound->name = key;
-                rebound->value = new_value;
-                if (Py_AddPendingCall(move_rebound_name, rebound) < 0) {
-                    /* The queue is full: the name stays where the code put it. */
-                    Py_DECREF(rebound->ref);
-                    Py_DECREF(rebound->name);
-                    Py_DECREF(rebound->value);
-                    PyMem_RawFree(rebound);
-                }
+    weak_entry *entry = entry_of_namespace(dict);
+    if (entry == NULL || (entry->flags & DEPRECATED_STORE_UNDER_WAY)) {
+        return 0;
+    }
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
+    int deprecated = PyDict_Contains(PyTuple_GET_ITEM(entry->value, 1), key);
+    if (deprecated == 1) {
+        rebound_name *rebound = (rebound_name *)PyMem_RawMalloc(sizeof(rebound_name));
+        if (rebound != NULL) {
+            Py_INCREF(dict);
+            Py_INCREF(key);
+            Py_INCREF(new_value);
+            rebound->namespace = dict;
+            rebound->name = key;
+            rebound->value = new_value;
+            if (Py_AddPendingCall(move_rebound_name, rebound) < 0) {
+                /* The queue is full: the name stays where the code put it. */
+                Py_DECREF(rebound->namespace);
+                Py_DECREF(rebound->name);
+                Py_DECREF(rebound->value);
+                PyMem_RawFree(rebound);
             }
         }
-        PyErr_Clear();
-        PyErr_Restore(type, value, tb);
-        break;
     }
+    PyErr_Clear();
+    PyErr_Restore(type, value, tb);
     return 0;
 }
 
