@@ -195,7 +195,8 @@ def deprecate_attribute(
     namespace = _namespace(target)
     table = deprecations_of(target)
     existing = None if table is None else table.get(name)
-    present = name in namespace
+    # A moved module's deprecated value lives in its private builtins.
+    present = name in namespace or name in _moved_values(target)
     if factory is not None and (present or existing is not None):
         raise ValueError(
             f"{caller}: module {namespace.get('__name__')!r} already has a value or a "
@@ -429,9 +430,12 @@ def _can_move(module: ModuleType, engine: "Any") -> bool:
     ``__builtins__`` is the interpreter's (the dict or, as in ``__main__``,
     the module), absent, or already its private copy.  A module whose author gave it
     other builtins keeps its names in its namespace, with the deprecating
-    class.
+    class, as does a module of a sub-interpreter.
     """
     if engine.name != "native" or lasting_type(module) is not ModuleType:
+        return False
+    if not _native().state()["main"]:
+        # The descriptors live in the main interpreter's ModuleType dict.
         return False
     found = _privates.get(id(module))
     current = _namespace(module).get("__builtins__")
@@ -480,6 +484,9 @@ def _give_private_builtins(module: ModuleType) -> None:
     _native().set_deprecated_store_callback(_store_moved)
 
 
+_IMPORT_SYSTEM = ("_frozen_importlib", "importlib._bootstrap")
+
+
 def _import_ended(module: ModuleType) -> bool:
     """Tell whether no body of *module* that needs the names in its namespace runs.
 
@@ -487,7 +494,8 @@ def _import_ended(module: ModuleType) -> bool:
     namespace: an import, ``runpy``, ``exec``) needs them there while it
     runs with the interpreter's builtins, as a body that started before the
     private builtins existed does; one started after them (``reload()``)
-    reads them there.  Otherwise the import by importlib has ended once the
+    reads them there; neither has ended while ``importlib.reload()`` prepares
+    to run it.  Otherwise the import by importlib has ended once the
     module's spec is no longer ``_initializing``.
     """
     namespace = _namespace(module)
@@ -495,8 +503,16 @@ def _import_ended(module: ModuleType) -> bool:
     private = None if found is None else found[1]
     frame: Any = sys._getframe(1)
     while frame is not None:
-        if frame.f_globals is namespace and frame.f_code.co_name == "<module>":
+        code_name = frame.f_code.co_name
+        if frame.f_globals is namespace and code_name == "<module>":
             return frame.f_builtins is private
+        if (
+            code_name == "_exec"
+            and frame.f_globals.get("__name__") in _IMPORT_SYSTEM
+            and frame.f_locals.get("module") is module
+        ):
+            # importlib.reload() is about to run the body again.
+            return False
         frame = frame.f_back
     spec = namespace.get("__spec__")
     try:
@@ -631,6 +647,30 @@ def read_moved(module: ModuleType, name: str) -> "tuple[Deprecation, Any] | None
     return entry, private.setdefault(name, entry.load())
 
 
+def _moved_values(module: ModuleType) -> "dict[str, Any]":
+    # The private builtins of a module whose names moved, else an empty dict.
+    found = _privates.get(id(module))
+    if found is None or found[0]() is not module or not found[3][0]:
+        return {}
+    return found[1]
+
+
+def _run_again(module: ModuleType) -> None:
+    """A moved *module*'s ``__spec__`` was stored (``importlib.reload()`` runs its body again).
+
+    Before 3.12 no dict watcher sees the body bind the deprecated names
+    again in the namespace: the module gets the pending-markers class, whose
+    first read moves them again.  Under the install lock.
+    """
+    from ._class_engine import give_pending_markers_class
+
+    found = _privates.get(id(module))
+    if found is None or found[0]() is not module or not found[3][0]:
+        return
+    if give_pending_markers_class(module) is None:
+        found[3][0] = False
+
+
 def _sync_served(module: ModuleType) -> None:
     # The extension's entries follow the table (under the install lock).
     found = _privates.get(id(module))
@@ -663,6 +703,9 @@ def _store_moved(module: ModuleType, name: str, value: object = _ABSENT) -> None
     entry = None if table is None else table.get(name)
     if found is None or entry is None:
         _native().store_through_hooks(module, name, *(() if value is _ABSENT else (value,)))
+        if name == "__spec__" and value is not _ABSENT:
+            with _state.lock:
+                _run_again(module)
         return
     private = found[1]
     if (

@@ -509,8 +509,10 @@ static int
 namespace_watch_callback(PyDict_WatchEvent event, PyObject *dict, PyObject *key,
                          PyObject *new_value)
 {
+    /* A deprecated() marker becomes a deprecation of its own (the store
+     * slot or the first read through the module converts it). */
     if ((event != PyDict_EVENT_ADDED && event != PyDict_EVENT_MODIFIED) ||
-        !is_deprecated_somewhere(key)) {
+        !is_deprecated_somewhere(key) || is_marker(new_value)) {
         return 0;
     }
     weak_entry *entry = entry_of_namespace(dict);
@@ -696,8 +698,14 @@ store_while_deprecating(PyObject *self, PyObject *name, PyObject *value)
         return store_through_hooks(self, name, value);
     }
     int found = PyDict_Contains(PyTuple_GET_ITEM(entry->value, 1), name);
-    if (found <= 0) {
-        return found < 0 ? -1 : store_through_hooks(self, name, value);
+    if (found < 0) {
+        return -1;
+    }
+    /* A store of __spec__ (importlib.reload() runs the body again) goes to
+     * the callback too: the names the body binds again move again. */
+    if (!found && !(value != NULL && PyUnicode_CheckExact(name) &&
+                    PyUnicode_CompareWithASCIIString(name, "__spec__") == 0)) {
+        return store_through_hooks(self, name, value);
     }
     Py_INCREF(callback);
     PyObject *result = PyObject_CallFunctionObjArgs(callback, self, name, value, NULL);

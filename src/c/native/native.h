@@ -216,6 +216,8 @@ NATIVE_INTERNAL int hooked_setattro(PyObject *self, PyObject *name, PyObject *va
 /* The type of deprecated() markers and the function called around their
  * stores through a module (both NULL to stop); the main interpreter's only. */
 NATIVE_INTERNAL int set_marker_hook(PyObject *type, PyObject *callback);
+/* Whether *value* is a deprecated() marker. */
+NATIVE_INTERNAL int is_marker(PyObject *value);
 /* Drop them (*release* 0: the runtime is gone, touch no object). */
 NATIVE_INTERNAL void forget_marker_hook(int release);
 NATIVE_INTERNAL extern PyMethodDef setattr_def;

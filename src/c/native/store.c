@@ -301,6 +301,12 @@ set_marker_hook(PyObject *type, PyObject *callback)
     return 0;
 }
 
+int
+is_marker(PyObject *value)
+{
+    return marker_type != NULL && (PyObject *)Py_TYPE(value) == marker_type;
+}
+
 void
 forget_marker_hook(int release)
 {
