@@ -40,7 +40,7 @@ deprecations_of = deprecation_table_of
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from types import ModuleType
-    from typing import Any, Callable, Dict, Optional, TypeVar
+    from typing import Any, Callable, Dict, Iterable, Optional, TypeVar
 
     _T = TypeVar("_T")
     Table = Dict[str, Deprecation]
@@ -390,7 +390,7 @@ def _deprecate(module: ModuleType, entries: "Table") -> None:
                         # Only the marker itself: a store may replace it meanwhile.
                         namespace[name] = current.value
                 if movable and _import_ended(module):
-                    _move(module)
+                    _move(module, entries)
                 break
         pending = work()
     del pending
@@ -466,6 +466,9 @@ def _give_private_builtins(module: ModuleType) -> None:
         return
     namespace = _namespace(module)
     interpreter = _interpreter_builtins()
+    # A namespace without __builtins__ never ran code (exec() and the import
+    # system put it there first): no function of it waits for rebinding.
+    ran_code = "__builtins__" in namespace
     private = dict(interpreter)
     namespace["__builtins__"] = private
     key = id(module)
@@ -477,7 +480,7 @@ def _give_private_builtins(module: ModuleType) -> None:
 
     served: dict[str, tuple[Any, ...]] = {}
     # [moved, functions made before rebound]
-    _privates[key] = (_weakref.ref(module, forget), private, served, [False, False])
+    _privates[key] = (_weakref.ref(module, forget), private, served, [False, not ran_code])
     # From now on the extension mirrors changes of the interpreter's
     # builtins into the private ones.
     _native().set_deprecating(module, private, served, interpreter)
@@ -556,22 +559,26 @@ def _entry_tuple(entry: Deprecation) -> "tuple[Any, ...]":
     return (entry.message, entry.category, entry.warn, entry.load, entry.submodule)
 
 
-def _move(module: ModuleType) -> None:
+def _move(module: ModuleType, names: "Iterable[str] | None" = None) -> None:
     """Move *module*'s deprecated names into its private builtins; the module is plain again.
 
-    Under the install lock.  Each name goes into the private builtins before
-    it leaves the namespace, and the extension serves it before either: a
-    reader in another thread finds it deprecated throughout.
+    Under the install lock.  *names*: only those, newly deprecated on a
+    module whose names moved already (None: all).  Each name goes into the
+    private builtins before it leaves the namespace, and the extension
+    serves it before either: a reader in another thread finds it deprecated
+    throughout.
     """
     found = _privates[id(module)]
     private, served, moved = found[1], found[2], found[3]
     table = deprecations_of(module) or {}
     namespace = _namespace(module)
     _rebind_functions()
-    served.clear()
-    served.update({name: _entry_tuple(entry) for name, entry in table.items()})
+    if names is None or not moved[0]:
+        names = table
+        served.clear()
+    served.update({name: _entry_tuple(table[name]) for name in names if name in table})
     _native().set_deprecating(module, private, served, _interpreter_builtins())
-    for name in table:
+    for name in names:
         if name in namespace:
             value = namespace[name]
             private[name] = value.value if type(value) is DeprecatedValue else value
