@@ -792,7 +792,7 @@ def test_a_warm_loop_never_reads_the_deprecated_name_without_warning(
     # would keep what an earlier engine's run specialised it to.
     namespace: dict[str, Any] = {"module": module}
     source = "def reads():\n    return module.plain, module.Old\n"
-    exec(compile(source, f"<warm loop under {route}>", "exec"), namespace)  # noqa: S102
+    exec(compile(source, f"<warm loop under {route}>", "exec"), namespace)
     reads = namespace["reads"]
 
     counts = []

@@ -113,7 +113,7 @@ def test_the_modules_own_code_of_every_kind_reads_the_name_silently(
             module.Holder.static(),
             module.after(),
             module.Body.seen,
-            eval("Old", vars(module)),  # noqa: S307
+            eval("Old", vars(module)),
             next(module.generator()),
         ]
     assert all(value is old for value in found)
@@ -155,7 +155,7 @@ def test_reads_through_the_module_warn_at_the_readers_line(
         assert getattr(module, "Old", None) is first
         assert hasattr(module, "Old")
         namespace: dict[str, Any] = {}
-        exec("from movemod import Old", namespace)  # noqa: S102
+        exec("from movemod import Old", namespace)
     assert namespace["Old"] is first
     assert [str(w.message) for w in caught] == ["Old is deprecated"] * 5
     assert (caught[0].filename, caught[0].lineno) == (__file__, line)
@@ -200,7 +200,7 @@ def test_a_pep562_getattr_of_another_module_serves_the_name(
         warnings.simplefilter("error")
         assert other.Old == "lazy Old"
         namespace: dict[str, Any] = {}
-        exec("from lazyother import Old", namespace)  # noqa: S102
+        exec("from lazyother import Old", namespace)
         assert namespace["Old"] == "lazy Old"
 
 
@@ -251,7 +251,9 @@ def test_builtins_changed_later_are_seen_by_the_modules_own_code(
 ) -> None:
     from unittest import mock
 
-    module = load(OWN_CODE + "def opener():\n    return open\ndef extra():\n    return extra_name\n")
+    module = load(
+        OWN_CODE + "def opener():\n    return open\ndef extra():\n    return extra_name\n"
+    )
     monkeypatch.setattr(builtins, "extra_name", "patched", raising=False)
     assert module.extra() == "patched"
     with mock.patch("builtins.open", "mocked"):

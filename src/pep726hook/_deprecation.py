@@ -535,9 +535,7 @@ def _rebind_functions() -> None:
     found).
     """
     waiting = [
-        found
-        for found in list(_privates.values())
-        if not found[3][1] and found[0]() is not None
+        found for found in list(_privates.values()) if not found[3][1] and found[0]() is not None
     ]
     if not waiting:
         return
