@@ -426,3 +426,32 @@ def test_a_name_moduletype_defines_is_refused(no_opted_in_module_alive: None) ->
                 pep726hook.deprecate_attribute(module, name, "no")
     finally:
         del sys.modules["refusing"]
+
+
+@pytest.mark.skipif(sys.version_info >= (3, 12), reason="3.12+ moves the name back")
+def test_before_312_a_name_rebound_by_the_modules_own_code_ends_its_deprecation_silently(
+    route: str, load: Callable[..., Any]
+) -> None:
+    # Documented: no dict watcher before 3.12, so the namespace wins again.
+    module = load(OWN_CODE + "def rebind(value):\n    global Old\n    Old = value\n")
+    module.rebind("again")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert module.Old == "again"
+    assert len(caught) == (0 if _moved(module) else 1)
+
+
+def test_a_module_whose_builtins_are_the_builtins_module_reads_them_as_before(
+    route: str, load: Callable[..., Any]
+) -> None:
+    source = (
+        "import builtins\nimport pep726hook\n__builtins__ = builtins\n"
+        "Old = 1\ndef use():\n    return len([Old])\n"
+        "pep726hook.deprecate_attribute(__name__, 'Old', 'Old is deprecated')\n"
+    )
+    module = load(source, name="modbuiltins")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert module.use() == 1
+    with pytest.warns(DeprecationWarning):
+        assert module.Old == 1
