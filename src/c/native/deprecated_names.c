@@ -146,8 +146,15 @@ warn_deprecation(PyObject *deprecation)
 static PyObject *
 deprecated_name_miss(PyObject *self, PyObject *obj)
 {
+    PyObject *name = ((deprecated_name *)self)->name;
+    if (Py_TYPE(obj) == &PyModule_Type) {
+        /* Cleared by the module's own lookup, which formats its own
+         * message: no message to format here (hasattr() pays for it). */
+        PyErr_SetObject(PyExc_AttributeError, name);
+        return NULL;
+    }
     PyErr_Format(PyExc_AttributeError, "'%.100s' object has no attribute '%U'",
-                 Py_TYPE(obj)->tp_name, ((deprecated_name *)self)->name);
+                 Py_TYPE(obj)->tp_name, name);
     return NULL;
 }
 
