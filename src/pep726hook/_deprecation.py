@@ -573,8 +573,11 @@ def _move(module: ModuleType, names: "Iterable[str] | None" = None) -> None:
     _rebind_functions()
     if names is None or not moved[0]:
         names = table
-        served.clear()
+    # Added before any is dropped: a reader in another thread never finds a
+    # moved name unserved.
     served.update({name: _entry_tuple(table[name]) for name in names if name in table})
+    for name in [name for name in served if name not in table]:
+        del served[name]
     _native().set_deprecating(module, private, served, _interpreter_builtins())
     for name in names:
         if name in namespace:
@@ -751,7 +754,10 @@ def _store_moved(module: ModuleType, name: str, value: object = _ABSENT) -> None
                     and table.get(name) is entry
                     and name in namespace
                 ):
-                    private[name] = namespace.pop(name)
+                    # Into the private builtins before out of the namespace:
+                    # a reader in another thread finds it in one of them.
+                    private[name] = namespace[name]
+                    del namespace[name]
             raise
         with _state.lock:
             if table is not None and table.get(name) is entry:

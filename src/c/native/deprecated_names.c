@@ -395,10 +395,11 @@ fail:
 
 /* ---- keeping the private builtins and the namespaces right ---- */
 
-/* Bit of a deprecating module's weak entry: a store or deletion of one of
- * its deprecated names is under way (its callback puts the name back into
- * the namespace itself), so the namespace watcher leaves it alone. */
-#define DEPRECATED_STORE_UNDER_WAY 1u
+/* A deprecating module's weak entry counts, in its flags, the stores and
+ * deletions of its deprecated names under way (in any thread; the callback
+ * puts the name back into the namespace itself), during which the namespace
+ * watcher leaves it alone. */
+#define DEPRECATED_STORE_UNIT 1u
 
 
 /* Mirror a change of the interpreter's builtins (*value* NULL: a deletion)
@@ -488,7 +489,7 @@ move_rebound_name(void *arg)
     rebound_name *rebound = (rebound_name *)arg;
     weak_entry *entry = entry_of_namespace(rebound->namespace);
     int result = 0;
-    if (entry != NULL && !(entry->flags & DEPRECATED_STORE_UNDER_WAY)) {
+    if (entry != NULL && entry->flags == 0) {
         PyObject *record = entry->value;
         Py_INCREF(record);
         PyObject *namespace = PyTuple_GET_ITEM(record, 2);
@@ -548,7 +549,7 @@ namespace_watch_callback(PyDict_WatchEvent event, PyObject *dict, PyObject *key,
         return 0;
     }
     weak_entry *entry = entry_of_namespace(dict);
-    if (entry == NULL || (entry->flags & DEPRECATED_STORE_UNDER_WAY)) {
+    if (entry == NULL || entry->flags != 0) {
         return 0;
     }
     PyObject *type, *value, *tb;
@@ -607,10 +608,10 @@ set_storing(PyObject *module, int storing)
     weak_entry *entry = weak_table_find(&deprecating_modules, module);
     if (entry != NULL) {
         if (storing) {
-            entry->flags |= DEPRECATED_STORE_UNDER_WAY;
+            entry->flags += DEPRECATED_STORE_UNIT;
         }
-        else {
-            entry->flags &= ~DEPRECATED_STORE_UNDER_WAY;
+        else if (entry->flags != 0) {
+            entry->flags -= DEPRECATED_STORE_UNIT;
         }
     }
     return 0;

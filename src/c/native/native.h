@@ -374,7 +374,7 @@ NATIVE_INTERNAL PyObject *new_hook_descr(int deleting);
 NATIVE_INTERNAL extern weak_table deprecating_modules;
 NATIVE_INTERNAL int set_deprecating(PyObject *module, PyObject *builtins, PyObject *entries,
                                     PyObject *interpreter);
-/* Mark a store of a deprecated name through *module* as under way (1) or over (0). */
+/* Count a store of a deprecated name through *module* as under way (1) or over (0). */
 NATIVE_INTERNAL int set_storing(PyObject *module, int storing);
 NATIVE_INTERNAL int forget_deprecating_module(PyObject *module);
 NATIVE_INTERNAL int set_store_callback(PyObject *callback);
