@@ -666,17 +666,6 @@ set_deprecating(PyObject *module, PyObject *builtins, PyObject *entries,
 }
 
 int
-forget_deprecating_module(PyObject *module)
-{
-    weak_entry *entry = weak_table_find(&deprecating_modules, module);
-    if (entry == NULL) {
-        return 0;
-    }
-    /* Keep the entry (its weak reference), drop the record. */
-    return weak_table_set(&deprecating_modules, module, NULL);
-}
-
-int
 set_store_callback(PyObject *callback)
 {
     if (!is_main_interpreter()) {

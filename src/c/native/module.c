@@ -210,20 +210,6 @@ native_set_storing(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     Py_RETURN_NONE;
 }
 
-PyDoc_STRVAR(forget_deprecating_doc,
-"forget_deprecating(module)\n--\n\n"
-"Stop serving *module*'s deprecated names (its reads miss them again).");
-
-static PyObject *
-native_forget_deprecating(PyObject *module, PyObject *arg)
-{
-    (void)module;
-    if (forget_deprecating_module(arg) < 0) {
-        return NULL;
-    }
-    Py_RETURN_NONE;
-}
-
 PyDoc_STRVAR(set_deprecated_store_callback_doc,
 "set_deprecated_store_callback(callback)\n--\n\n"
 "Have the patched slot call *callback(module, name, value)* for a store, and\n"
@@ -390,7 +376,6 @@ static PyMethodDef native_methods[] = {
     {"upgrade_type", native_upgrade_type, METH_O, upgrade_type_doc},
     {"set_deprecating", (PyCFunction)(void (*)(void))native_set_deprecating, METH_FASTCALL,
      set_deprecating_doc},
-    {"forget_deprecating", native_forget_deprecating, METH_O, forget_deprecating_doc},
     {"set_storing", (PyCFunction)(void (*)(void))native_set_storing, METH_FASTCALL,
      set_storing_doc},
     {"set_deprecated_store_callback", native_set_deprecated_store_callback, METH_O,

@@ -376,7 +376,6 @@ NATIVE_INTERNAL int set_deprecating(PyObject *module, PyObject *builtins, PyObje
                                     PyObject *interpreter);
 /* Count a store of a deprecated name through *module* as under way (1) or over (0). */
 NATIVE_INTERNAL int set_storing(PyObject *module, int storing);
-NATIVE_INTERNAL int forget_deprecating_module(PyObject *module);
 NATIVE_INTERNAL int set_store_callback(PyObject *callback);
 NATIVE_INTERNAL void forget_deprecations(int release);
 NATIVE_INTERNAL int store_while_deprecating(PyObject *self, PyObject *name, PyObject *value);
