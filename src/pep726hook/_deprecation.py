@@ -709,7 +709,7 @@ def _store_moved(module: ModuleType, name: str, value: object = _ABSENT) -> None
     found = _privates.get(id(module))
     table = deprecations_of(module)
     entry = None if table is None else table.get(name)
-    if found is None or entry is None:
+    if found is None or found[0]() is not module or entry is None:
         _native().store_through_hooks(module, name, *(() if value is _ABSENT else (value,)))
         if name == "__spec__" and value is not _ABSENT:
             with _state.lock:
