@@ -99,6 +99,7 @@ NATIVE_SOURCES = [
         "hookless_cache",
         "call_guard",
         "subclasses",
+        "deprecated_names",
     )
 ]
 

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 import pytest
+from _deprecation_helpers import own_value
 from _venv import ENGINES, WriteModule, describe, join_or_fail, run_fresh_python
 
 import pep726hook
@@ -256,7 +257,7 @@ def test_a_warn_that_is_not_callable_is_refused_and_changes_nothing(
         pep726hook.deprecated(1, "m", warn="print")  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="warn must be a callable"):
         pep726hook.deprecate_attribute(module, "value", "m", warn=3)  # type: ignore[arg-type]
-    assert vars(module)["value"] == 3
+    assert own_value(module, "value") == 3
     assert _deprecation.deprecations_of(module) is None
 
 
@@ -270,7 +271,7 @@ def test_a_marker_stored_through_an_opted_in_module_becomes_a_deprecation(
     module = load()
     module.Later = pep726hook.deprecated(7, "Later is deprecated")
     setattr(module, "Other", pep726hook.deprecated(8, "Other is deprecated"))
-    assert vars(module)["Later"] == 7 and vars(module)["Other"] == 8
+    assert own_value(module, "Later") == 7 and own_value(module, "Other") == 8
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         assert module.Later == 7
@@ -289,7 +290,7 @@ def test_a_marker_stored_goes_through_the_modules_own_hook(load: Callable[..., A
     )
     module.Later = pep726hook.deprecated(7, "Later is deprecated")
     assert module.log == ["Later"]
-    assert vars(module)["Later"] == 7
+    assert own_value(module, "Later") == 7
     with pytest.warns(DeprecationWarning, match="Later is deprecated"):
         assert module.Later == 7
 
@@ -313,7 +314,7 @@ def test_a_marker_assigned_by_the_body_after_enable_is_never_read_back(
         warnings.simplefilter("always")
         assert module.After == 9
         assert getattr(module, "After") == 9
-    assert vars(module)["After"] == 9
+    assert own_value(module, "After") == 9
     assert [str(w.message) for w in caught] == ["After is deprecated"] * 2
 
 
@@ -328,7 +329,7 @@ def test_reload_keeps_a_deprecation_made_from_outside(load: Callable[..., Any]) 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         assert module.value == 3
-    assert vars(module)["value"] == 3
+    assert own_value(module, "value") == 3
     assert [str(w.message) for w in caught] == ["outmod.value is deprecated"]
 
 
@@ -344,7 +345,7 @@ def test_reload_keeps_a_deprecation_made_by_the_body(load: Callable[..., Any]) -
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         assert module.value == 3
-    assert vars(module)["value"] == 3
+    assert own_value(module, "value") == 3
     assert [str(w.message) for w in caught] == ["inmod.value is deprecated"]
 
 
@@ -357,7 +358,7 @@ def test_reload_keeps_markers_assigned_after_enable(load: Callable[..., Any]) ->
         warnings.simplefilter("always")
         assert module.After == 9
         assert module.Old is module.New
-    assert vars(module)["After"] == 9 and vars(module)["Old"] is module.New
+    assert own_value(module, "After") == 9 and own_value(module, "Old") is module.New
     assert [str(w.message) for w in caught] == ["After is deprecated", "Old is deprecated"]
 
 

@@ -17,6 +17,7 @@ import warnings
 from typing import Any, Callable
 
 import pytest
+from _deprecation_helpers import own_value
 from _venv import WriteModule
 
 import pep726hook
@@ -65,7 +66,7 @@ def test_a_class_deprecated_in_its_own_body_reads_as_the_class_the_module_binds(
     route: str, load: Callable[..., Any]
 ) -> None:
     module = load("classbody", CLASS_BODY_DEPRECATION)
-    bound = vars(module)["Hashed"]
+    bound = own_value(module, "Hashed")
     assert inspect.isclass(bound)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

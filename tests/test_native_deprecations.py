@@ -1,12 +1,12 @@
 """Deprecated module attributes under the native engine.
 
-A module with deprecated names gets the same deprecating class under both
-engines (tested in test_deprecation.py); here are the cases only the native
-engine can get wrong: its patched store slot must call a module's hooks once
-(the class's ``__setattr__`` reaches them through it), its hookless store
-path must honour the class's data descriptors, ModuleType's read slot is not
-wrapped for deprecations, and a PEP 562 ``__getattr__`` held outside the
-namespace (3.11-3.14) goes back where the class finds it.
+Once its import has ended, a module with deprecated names is a plain module
+again under the native engine: the names live in its private builtins and a
+descriptor in ModuleType's dict serves reads through it (test_deprecation.py
+tests what both engines share; test_native_moved_deprecations.py the move).
+Here: its patched store slot must call a module's hooks once, a store through
+ModuleType's own ``__setattr__`` still warns, ModuleType's read slot is not
+wrapped for deprecations, and a PEP 562 ``__getattr__`` keeps working.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ import warnings
 from typing import Any, Callable
 
 import pytest
+from _deprecation_helpers import own_value
 from _venv import WriteModule
 
 import pep726hook
@@ -93,24 +94,26 @@ def test_hooks_are_called_once_per_store_and_deletion_under_the_deprecating_clas
     assert "Old" not in (pep726hook._deprecation.deprecations_of(module) or {})
 
 
-def test_the_patched_slots_hookless_store_honours_the_data_descriptor(
+def test_a_store_through_moduletypes_own_setattr_on_the_moved_module_warns_and_ends_it(
     load: Callable[[str], Any],
 ) -> None:
     module = load(PLAIN)
-    # Stores of other names first, so that on 3.12+ the namespace is known
-    # to have no hook (the slot's fast path).
+    assert module.New == 2  # the first read through the module moves Old
+    # Stores of other names, so that on 3.12+ the namespace is known to have
+    # no hook (the slot's fast path).
     module.a = 1
     module.b = 2
+    assert type(module) is types.ModuleType and "Old" not in vars(module)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        # The patched slot itself (the class's __setattr__ skipped): it takes
-        # the generic store, which runs the data descriptor.
         types.ModuleType.__setattr__(module, "Old", "direct")
+        line = sys._getframe().f_lineno - 1
         assert vars(module)["Old"] == "direct"
-        assert module.Old == "direct"  # still deprecated: it warns
-        module.Old = "through the class"
-    assert [str(w.message) for w in caught] == ["Old is deprecated"] * 2
-    assert vars(module)["Old"] == "through the class"
+        assert module.Old == "direct"  # no longer deprecated
+    assert [(str(w.message), w.filename, w.lineno) for w in caught] == [
+        ("Old is deprecated", __file__, line)
+    ]
+    assert own_value(module, "Old") == "direct"
 
 
 def test_the_read_slot_is_not_wrapped_for_deprecations(load: Callable[[str], Any]) -> None:
@@ -145,7 +148,6 @@ def test_a_held_pep562_getattr_goes_back_into_the_namespace(
     module = load(source)
     if (3, 11) <= sys.version_info < (3, 15):
         assert module.held  # the native engine held it outside while enabled
-    assert "__getattr__" in vars(module)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         assert module.lazy == "served"
@@ -153,6 +155,9 @@ def test_a_held_pep562_getattr_goes_back_into_the_namespace(
         with pytest.raises(AttributeError):
             module.missing  # noqa: B018
     assert [str(w.message) for w in caught] == ["Old is deprecated"]
+    # The first read after the import moved the deprecated name: the module
+    # is plain again, and its __getattr__ is served as on any enabled module.
+    assert type(module) is types.ModuleType
 
 
 def test_return_getattr_refuses_a_non_module() -> None:

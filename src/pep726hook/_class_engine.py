@@ -114,7 +114,7 @@ def deprecating_class_for(base: type) -> type:
     once per base while in use; a class composed with either of the other
     mixins is replaced by one composed from its original class.
     """
-    return _class_for(base, _opt_in_classes()[1], _original_of_opted_in)
+    return _class_for(base, _opt_in_classes()[1], original_of_opted_in)
 
 
 def composed_deprecating_class_for(base: type) -> "type | None":
@@ -122,10 +122,11 @@ def composed_deprecating_class_for(base: type) -> "type | None":
 
     Runs no user code, so it may be called under the install lock.
     """
-    return _class_composed_now(base, _opt_in_classes()[1], _original_of_opted_in)
+    return _class_composed_now(base, _opt_in_classes()[1], original_of_opted_in)
 
 
-def _original_of_opted_in(cls: type) -> type:
+def original_of_opted_in(cls: type) -> type:
+    """Return the class *cls* was composed from with any of pep726hook's mixins, else *cls*."""
     # Each class is composed from the module's own class with one mixin.
     for mixin in _opt_in_classes():
         cls = base_of_composition(cls, mixin)
@@ -139,12 +140,12 @@ def pending_markers_class_for(base: type) -> type:
     markers in the namespace into deprecations (which gives the module the
     deprecating class itself): no read through the module returns a marker.
     """
-    return _class_for(base, _opt_in_classes()[2], _original_of_opted_in)
+    return _class_for(base, _opt_in_classes()[2], original_of_opted_in)
 
 
 def composed_pending_markers_class_for(base: type) -> "type | None":
     """Return :func:`pending_markers_class_for` *base* if it needs no composing now, else None."""
-    return _class_composed_now(base, _opt_in_classes()[2], _original_of_opted_in)
+    return _class_composed_now(base, _opt_in_classes()[2], original_of_opted_in)
 
 
 def _class_for(base: type, mixin: type, original_of: "Callable[[type], type]") -> type:

@@ -524,9 +524,23 @@ def pending_markers_mixin(deprecating: type, home: str, qualname: str, doc: str)
     """
 
     def __getattribute__(self: ModuleType, name: str) -> "Any":
-        _deprecation_module().convert_pending_markers(self)
+        deprecation = _deprecation_module()
+        deprecation.convert_pending_markers(self)
+        if not isinstance(self, mixin):
+            # The names moved out of the namespace (the native engine, once
+            # the import has ended) and the module is plain again: this read
+            # is served here, warnings skipping this frame.
+            found = deprecation.read_moved(self, name)
+            if found is not None:
+                if not is_fromlist_probe(sys._getframe(1)):
+                    warn_for(found[0], 2)
+                return found[1]
+            # ModuleType's read slot as it is now (the native engine may
+            # serve a PEP 562 __getattr__ it holds outside the namespace).
+            return getattr(self, name)
         return object.__getattribute__(self, name)
 
+    _skipped_by_warnings(__getattribute__)
     namespace = {
         "__slots__": (),
         "__doc__": doc,

@@ -171,6 +171,131 @@ native_set_marker_hook(PyObject *module, PyObject *const *args, Py_ssize_t nargs
     Py_RETURN_NONE;
 }
 
+PyDoc_STRVAR(set_deprecating_doc,
+"set_deprecating(module, builtins, entries, interpreter_builtins)\n--\n\n"
+"Serve reads of *module*'s deprecated names, which have left its namespace\n"
+"for *builtins* (its private builtins dict): *entries* maps each name to\n"
+"(message, category, warn, load, submodule).  Puts a descriptor for each\n"
+"name into ModuleType's dict; mirrors changes of *interpreter_builtins*\n"
+"into *builtins* and (3.12+) moves a deprecated name the module's own code\n"
+"binds again back into them.  Main interpreter only.");
+
+static PyObject *
+native_set_deprecating(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)module;
+    if (nargs != 4) {
+        PyErr_Format(PyExc_TypeError, "set_deprecating() takes 4 arguments (%zd given)", nargs);
+        return NULL;
+    }
+    if (!PyModule_Check(args[0]) || !PyDict_CheckExact(args[1]) || !PyDict_CheckExact(args[2]) ||
+        !PyDict_CheckExact(args[3])) {
+        PyErr_SetString(PyExc_TypeError, "set_deprecating() needs a module and three dicts");
+        return NULL;
+    }
+    if (set_deprecating(args[0], args[1], args[2], args[3]) < 0) {
+        return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
+PyDoc_STRVAR(set_storing_doc,
+"set_storing(module, flag)\n--\n\n"
+"Tell that a store of one of *module*'s deprecated names, which puts the\n"
+"name back into its namespace itself, is under way (flag true) or over.");
+
+static PyObject *
+native_set_storing(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)module;
+    if (nargs != 2) {
+        PyErr_Format(PyExc_TypeError, "set_storing() takes 2 arguments (%zd given)", nargs);
+        return NULL;
+    }
+    int flag = PyObject_IsTrue(args[1]);
+    if (flag < 0 || set_storing(args[0], flag) < 0) {
+        return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
+PyDoc_STRVAR(set_deprecated_store_callback_doc,
+"set_deprecated_store_callback(callback)\n--\n\n"
+"Have the patched slot call *callback(module, name, value)* for a store, and\n"
+"*callback(module, name)* for a deletion, of a deprecated name through its\n"
+"deprecating module, instead of storing.  None to stop.");
+
+static PyObject *
+native_set_deprecated_store_callback(PyObject *module, PyObject *arg)
+{
+    (void)module;
+    if (arg != Py_None && !PyCallable_Check(arg)) {
+        PyErr_SetString(PyExc_TypeError, "the callback must be callable or None");
+        return NULL;
+    }
+    if (set_store_callback(arg == Py_None ? NULL : arg) < 0) {
+        return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
+PyDoc_STRVAR(store_through_hooks_doc,
+"store_through_hooks(module, name[, value])\n--\n\n"
+"Store (or, without *value*, delete) *name* on *module* as the patched slot\n"
+"does for a name that is not deprecated: hooks, then the plain store.");
+
+static PyObject *
+native_store_through_hooks(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)module;
+    if (nargs != 2 && nargs != 3) {
+        PyErr_Format(PyExc_TypeError, "store_through_hooks() takes 2 or 3 arguments (%zd given)",
+                     nargs);
+        return NULL;
+    }
+    if (!PyModule_Check(args[0]) || !PyUnicode_Check(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "store_through_hooks() needs a module and a str");
+        return NULL;
+    }
+    if (store_through_hooks(args[0], args[1], nargs == 3 ? args[2] : NULL) < 0) {
+        return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
+PyDoc_STRVAR(rebind_builtins_doc,
+"rebind_builtins(namespaces, privates, interpreter_builtins)\n--\n\n"
+"Give every function whose globals are a dict of the list *namespaces* and\n"
+"whose builtins are *interpreter_builtins* the dict of *privates* at the\n"
+"same index, in one pass over the objects the collector tracks (3.10+;\n"
+"before, a call looks globals['__builtins__'] up itself).  Returns how many\n"
+"it rebound.");
+
+static PyObject *
+native_rebind_builtins(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)module;
+    if (nargs != 3) {
+        PyErr_Format(PyExc_TypeError, "rebind_builtins() takes 3 arguments (%zd given)", nargs);
+        return NULL;
+    }
+    if (!PyList_CheckExact(args[0]) || !PyList_CheckExact(args[1]) ||
+        PyList_GET_SIZE(args[0]) != PyList_GET_SIZE(args[1]) || !PyDict_CheckExact(args[2])) {
+        PyErr_SetString(PyExc_TypeError,
+                        "rebind_builtins() needs two lists of one length and a dict");
+        return NULL;
+    }
+    Py_ssize_t size = PyList_GET_SIZE(args[1]);
+    for (Py_ssize_t i = 0; i < size; i++) {
+        if (!PyDict_CheckExact(PyList_GET_ITEM(args[1], i))) {
+            PyErr_SetString(PyExc_TypeError, "rebind_builtins(): privates must be dicts");
+            return NULL;
+        }
+    }
+    Py_ssize_t count = rebind_builtins(args[0], args[1], args[2]);
+    return count < 0 ? NULL : PyLong_FromSsize_t(count);
+}
+
 PyDoc_STRVAR(upgrade_type_doc,
 "upgrade_type(cls)\n--\n\n"
 "Point the store slot of ModuleType subclass *cls* at the patched one if it\n"
@@ -258,6 +383,16 @@ static PyMethodDef native_methods[] = {
      install_doc},
     {"uninstall", native_uninstall, METH_NOARGS, uninstall_doc},
     {"upgrade_type", native_upgrade_type, METH_O, upgrade_type_doc},
+    {"set_deprecating", (PyCFunction)(void (*)(void))native_set_deprecating, METH_FASTCALL,
+     set_deprecating_doc},
+    {"set_storing", (PyCFunction)(void (*)(void))native_set_storing, METH_FASTCALL,
+     set_storing_doc},
+    {"set_deprecated_store_callback", native_set_deprecated_store_callback, METH_O,
+     set_deprecated_store_callback_doc},
+    {"store_through_hooks", (PyCFunction)(void (*)(void))native_store_through_hooks,
+     METH_FASTCALL, store_through_hooks_doc},
+    {"rebind_builtins", (PyCFunction)(void (*)(void))native_rebind_builtins, METH_FASTCALL,
+     rebind_builtins_doc},
     {"type_reaches_hook", native_type_reaches_hook, METH_O, type_reaches_hook_doc},
     {"state", native_state_info, METH_NOARGS, state_doc},
     {"set_process_wide", native_set_process_wide, METH_O, set_process_wide_doc},
@@ -283,6 +418,7 @@ forget_finished_runtime(void)
     forget_all_opt_ins(0);
     forget_getattro_wrapper(0);
     forget_marker_hook(0);
+    forget_deprecations(0);
     if (patch_forget_finished_runtime()) {
         process_wide = 0;
         setattr_key = NULL;

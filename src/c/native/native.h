@@ -26,10 +26,10 @@
  *   (subclasses.c); patch.c puts everything in and takes it out again;
  *   module.c is the Python-facing module and the interpreter lifecycle.
  *
- *   weak_table.c holds the opted-in modules weakly.  Deprecated module
- *   attributes need nothing here: such a module gets a Python class of its
- *   own (pep726hook._deprecation), whose stores reach the hooks through
- *   ModuleType's patched __setattr__.
+ *   weak_table.c holds the opted-in modules weakly, and the deprecating
+ *   modules (deprecated_names.c): once a deprecating module's import has
+ *   ended, its deprecated names live in a builtins dict of its own and a
+ *   descriptor in ModuleType's dict serves reads of each through the module.
  *
  *   An opted-in module's PEP 562 __getattr__ (3.11-3.14, relocated_getattr.c)
  *   moves out of its namespace into its opt-in entry, so that the
@@ -222,6 +222,8 @@ NATIVE_INTERNAL int hooked_setattro(PyObject *self, PyObject *name, PyObject *va
 /* The type of deprecated() markers and the function called around their
  * stores through a module (both NULL to stop); the main interpreter's only. */
 NATIVE_INTERNAL int set_marker_hook(PyObject *type, PyObject *callback);
+/* Whether *value* is a deprecated() marker. */
+NATIVE_INTERNAL int is_marker(PyObject *value);
 /* Drop them (*release* 0: the runtime is gone, touch no object). */
 NATIVE_INTERNAL void forget_marker_hook(int release);
 NATIVE_INTERNAL extern PyMethodDef setattr_def;
@@ -381,6 +383,27 @@ hooks_dispatched(PyObject *module)
 /* ---- ModuleType.__setattr__ / __delattr__ (descriptor.c) ---- */
 
 NATIVE_INTERNAL PyObject *new_hook_descr(int deleting);
+
+/* ---- deprecated names after the move (deprecated_names.c) ---- */
+
+/* The deprecating modules whose names have moved out of their namespace,
+ * each with (private builtins, {name: (message, category, warn, load,
+ * submodule)}, namespace). */
+NATIVE_INTERNAL extern weak_table deprecating_modules;
+NATIVE_INTERNAL int set_deprecating(PyObject *module, PyObject *builtins, PyObject *entries,
+                                    PyObject *interpreter);
+/* Count a store of a deprecated name through *module* as under way (1) or over (0). */
+NATIVE_INTERNAL int set_storing(PyObject *module, int storing);
+NATIVE_INTERNAL int set_store_callback(PyObject *callback);
+NATIVE_INTERNAL void forget_deprecations(int release);
+NATIVE_INTERNAL int store_while_deprecating(PyObject *self, PyObject *name, PyObject *value);
+/* Give the functions whose globals are the dicts of the list *namespaces*
+ * and whose builtins are *interpreter* the matching dict of *privates*; the
+ * number rebound, or -1 with an exception. */
+NATIVE_INTERNAL Py_ssize_t rebind_builtins(PyObject *namespaces, PyObject *privates,
+                                           PyObject *interpreter);
+/* The store slot without the deprecation detour (store.c). */
+NATIVE_INTERNAL int store_through_hooks(PyObject *self, PyObject *name, PyObject *value);
 
 /* ---- the "no hook here" cache, 3.12+ (hookless_cache.c) ---- */
 

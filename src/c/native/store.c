@@ -309,6 +309,12 @@ set_marker_hook(PyObject *type, PyObject *callback)
     return 0;
 }
 
+int
+is_marker(PyObject *value)
+{
+    return marker_type != NULL && (PyObject *)Py_TYPE(value) == marker_type;
+}
+
 void
 forget_marker_hook(int release)
 {
@@ -402,10 +408,22 @@ setattro_while_relocating(PyObject *self, PyObject *name, PyObject *value)
 }
 #endif
 
-/* The slot.  While no module has (3.11-3.14) a relocated __getattr__, that
- * costs the common store a load and a branch; a marker's type, another. */
+/* The slot.  While no module has deprecated names out of its namespace,
+ * that costs the common store a load and a branch. */
 int
 hooked_setattro(PyObject *self, PyObject *name, PyObject *value)
+{
+    if (deprecating_modules.count != 0) {
+        return store_while_deprecating(self, name, value);
+    }
+    return store_through_hooks(self, name, value);
+}
+
+/* The store without deprecations.  While no module has (3.11-3.14) a
+ * relocated __getattr__, that costs the common store a load and a branch; a
+ * marker's type, another. */
+int
+store_through_hooks(PyObject *self, PyObject *name, PyObject *value)
 {
 #if RELOCATE_GETATTR
     if (relocating_count != 0) {

@@ -1,0 +1,457 @@
+"""A deprecating module once its import has ended: its own code, other modules, builtins.
+
+Under the native engine the deprecated names then live in the module's
+private builtins and the module is a plain ``ModuleType`` again; under the
+class engine they stay in the namespace behind the deprecating class.  What
+a user can tell apart is tested under both engines (``route``), what only
+the native engine does is marked so.
+"""
+
+from __future__ import annotations
+
+import builtins
+import importlib
+import pickle
+import subprocess
+import sys
+import textwrap
+import types
+import warnings
+from pathlib import Path
+from typing import Any, Callable
+
+import pytest
+from _deprecation_helpers import own_value
+from _venv import TIMEOUT, WriteModule, clean_env, describe
+
+import pep726hook
+
+NATIVE = "native" in pep726hook.available_engines()
+native_only = pytest.mark.skipif(not NATIVE, reason="the native engine is unavailable here")
+
+# Functions of every kind made before the deprecation call (the private
+# builtins did not exist yet) and after it.
+OWN_CODE = """
+import functools
+import pep726hook
+
+class Old:
+    pass
+
+def before():
+    return Old
+
+def make_closure():
+    def inner():
+        return Old
+    return inner
+
+closure_before = make_closure()
+lambdas_before = [lambda: Old]
+
+def decorate(function):
+    @functools.wraps(function)
+    def wrapper():
+        return function()
+    return wrapper
+
+@decorate
+def decorated_before():
+    return Old
+
+class Holder:
+    def method(self):
+        return Old
+
+    @staticmethod
+    def static():
+        return Old
+
+pep726hook.deprecate_attribute(__name__, "Old", "Old is deprecated")
+
+def after():
+    return Old
+
+class Body:
+    seen = Old
+
+def generator():
+    yield Old
+    yield Old
+"""
+
+
+@pytest.fixture
+def load(write_module: WriteModule) -> Callable[..., Any]:
+    def make(source: str = OWN_CODE, name: str = "movemod") -> Any:
+        write_module(name, source)
+        module = importlib.import_module(name)
+        module.__name__  # noqa: B018  (the first read through the module moves the names)
+        return module
+
+    return make
+
+
+def _moved(module: Any) -> bool:
+    return pep726hook.engine(module) == "native"
+
+
+def test_the_modules_own_code_of_every_kind_reads_the_name_silently(
+    route: str, load: Callable[..., Any]
+) -> None:
+    module = load()
+    old = own_value(module, "Old")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        found = [
+            module.before(),
+            module.closure_before(),
+            module.make_closure()(),
+            module.lambdas_before[0](),
+            module.decorated_before(),
+            module.Holder().method(),
+            module.Holder.static(),
+            module.after(),
+            module.Body.seen,
+            eval("Old", vars(module)),
+            next(module.generator()),
+        ]
+    assert all(value is old for value in found)
+    assert ("Old" in vars(module)) is not _moved(module)
+
+
+@native_only
+def test_the_module_is_a_plain_moduletype_and_its_other_reads_are_specialised(
+    route: str, load: Callable[..., Any]
+) -> None:
+    module = load()
+    if not _moved(module):
+        pytest.skip("the class engine keeps the deprecating class")
+    assert type(module) is types.ModuleType
+    assert "Old" not in vars(module) and "Old" in vars(module)["__builtins__"]
+    assert vars(module)["__builtins__"] is not vars(builtins)
+    assert isinstance(vars(types.ModuleType)["Old"], object)
+    if sys.version_info >= (3, 11) and sys.implementation.name == "cpython":
+        import dis
+
+        def read() -> Any:
+            return module.after
+
+        for _ in range(50):
+            read()
+        names = [i.opname for i in dis.get_instructions(read, adaptive=True)]
+        assert "LOAD_ATTR_MODULE" in names
+
+
+def test_reads_through_the_module_warn_at_the_readers_line(
+    route: str, load: Callable[..., Any]
+) -> None:
+    module = load()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        first = module.Old
+        line = sys._getframe().f_lineno - 1
+        assert getattr(module, "Old") is first
+        assert getattr(module, "Old", None) is first
+        assert hasattr(module, "Old")
+        namespace: dict[str, Any] = {}
+        exec("from movemod import Old", namespace)
+    assert namespace["Old"] is first
+    assert [str(w.message) for w in caught] == ["Old is deprecated"] * 5
+    assert (caught[0].filename, caught[0].lineno) == (__file__, line)
+
+
+def test_another_module_reads_stores_and_deletes_a_same_named_attribute_as_plainly(
+    route: str, load: Callable[..., Any]
+) -> None:
+    load()
+    other = types.ModuleType("other_mod")
+    plain = types.ModuleType("other_mod")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for candidate in (other, plain):
+            assert not hasattr(candidate, "Old")
+            assert getattr(candidate, "Old", "default") == "default"
+        errors = []
+        for candidate in (other, plain):
+            with pytest.raises(AttributeError) as missing:
+                candidate.Old  # noqa: B018
+            with pytest.raises(AttributeError) as not_deleted:
+                del candidate.Old
+            errors.append(
+                (str(missing.value), str(not_deleted.value), getattr(missing.value, "name", None))
+            )
+        assert errors[0] == errors[1]
+        other.Old = 1
+        assert other.Old == 1 and vars(other)["Old"] == 1
+        del other.Old
+        assert "Old" not in vars(other)
+        vars(other)["__getattr__"] = lambda name: f"served {name}"
+        assert other.Old == "served Old"
+
+
+def test_a_pep562_getattr_of_another_module_serves_the_name(
+    route: str, load: Callable[..., Any], write_module: WriteModule
+) -> None:
+    load()
+    write_module("lazyother", "def __getattr__(name):\n    return 'lazy ' + name\n")
+    other = importlib.import_module("lazyother")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert other.Old == "lazy Old"
+        namespace: dict[str, Any] = {}
+        exec("from lazyother import Old", namespace)
+        assert namespace["Old"] == "lazy Old"
+
+
+def test_a_missing_name_of_the_deprecating_module_fails_as_on_a_plain_module(
+    route: str, load: Callable[..., Any]
+) -> None:
+    module = load()
+    with pytest.raises(AttributeError, match="module 'movemod' has no attribute 'missing'"):
+        module.missing  # noqa: B018
+    assert not hasattr(module, "missing")
+    assert getattr(module, "missing", 7) == 7
+
+
+def test_a_deprecated_class_pickles_with_a_warning(route: str, load: Callable[..., Any]) -> None:
+    module = load()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        instance = module.Old()
+        copy = pickle.loads(pickle.dumps(instance))
+    assert type(copy) is own_value(module, "Old")
+    assert caught and all(str(w.message) == "Old is deprecated" for w in caught)
+
+
+def test_dir_lists_the_deprecated_name(route: str, load: Callable[..., Any]) -> None:
+    module = load()
+    assert "Old" in dir(module) and "before" in dir(module)
+
+
+@native_only
+def test_a_module_made_with_moduletype_moves_at_once(no_opted_in_module_alive: None) -> None:
+    module = types.ModuleType("made_here")
+    module.Old = 1
+    module.New = 2
+    sys.modules["made_here"] = module
+    try:
+        pep726hook.deprecate_attribute(module, "Old", "Old is deprecated")
+        if pep726hook.engine(module) != "native":
+            pytest.skip("enable() chose the class engine")
+        assert type(module) is types.ModuleType and "Old" not in vars(module)
+        with pytest.warns(DeprecationWarning, match="Old is deprecated"):
+            assert module.Old == 1
+    finally:
+        del sys.modules["made_here"]
+
+
+def test_builtins_changed_later_are_seen_by_the_modules_own_code(
+    route: str, load: Callable[..., Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from unittest import mock
+
+    module = load(
+        OWN_CODE + "def opener():\n    return open\ndef extra():\n    return extra_name\n"
+    )
+    monkeypatch.setattr(builtins, "extra_name", "patched", raising=False)
+    assert module.extra() == "patched"
+    with mock.patch("builtins.open", "mocked"):
+        assert module.opener() == "mocked"
+    assert module.opener() is open
+    monkeypatch.delattr(builtins, "extra_name")
+    with pytest.raises(NameError):
+        module.extra()
+
+
+@pytest.mark.skipif(sys.version_info < (3, 12), reason="dict watchers are 3.12+")
+def test_a_direct_write_into_the_builtins_dict_is_seen_from_312(
+    route: str, load: Callable[..., Any]
+) -> None:
+    module = load(OWN_CODE + "def extra():\n    return direct_name\n")
+    vars(builtins)["direct_name"] = "direct"
+    try:
+        assert module.extra() == "direct"
+    finally:
+        del vars(builtins)["direct_name"]
+    with pytest.raises(NameError):
+        module.extra()
+
+
+def test_a_builtin_is_never_written_over_a_deprecated_name(
+    route: str, load: Callable[..., Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    module = load()
+    old = own_value(module, "Old")
+    monkeypatch.setattr(builtins, "Old", "a builtin", raising=False)
+    assert module.after() is old
+
+
+def test_a_name_shadowing_a_builtin_is_the_modules_own_until_its_deprecation_ends(
+    route: str, load: Callable[..., Any]
+) -> None:
+    source = (
+        "import pep726hook\n"
+        "def open(*args):\n    return 'own open'\n"
+        "pep726hook.deprecate_attribute(__name__, 'open', 'open is deprecated')\n"
+        "def use():\n    return open()\n"
+    )
+    module = load(source, name="shadowmod")
+    assert module.use() == "own open"
+    with pytest.warns(DeprecationWarning):
+        del module.open
+    assert module.use is not None and own_value(module, "open") is open
+
+
+@pytest.mark.skipif(sys.version_info < (3, 12), reason="the namespace watcher is 3.12+")
+def test_a_name_rebound_by_the_modules_own_code_stays_deprecated(
+    route: str, load: Callable[..., Any]
+) -> None:
+    module = load(OWN_CODE + "def rebind(value):\n    global Old\n    Old = value\n")
+    module.rebind("again")
+    sum(range(10))  # a few bytecodes: the move back runs between two of them
+    assert module.after() == "again"
+    with pytest.warns(DeprecationWarning, match="Old is deprecated"):
+        assert module.Old == "again"
+
+
+def test_reload_moves_the_names_again(route: str, load: Callable[..., Any]) -> None:
+    module = load()
+    reloaded = importlib.reload(module)
+    reloaded.__name__  # noqa: B018
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert reloaded.Old is own_value(reloaded, "Old")
+        assert reloaded.after() is own_value(reloaded, "Old")
+        assert reloaded.before() is own_value(reloaded, "Old")
+    assert [str(w.message) for w in caught] == ["Old is deprecated"]
+    assert ("Old" in vars(reloaded)) is not _moved(reloaded)
+
+
+def test_a_module_whose_author_replaced_its_builtins_keeps_the_names_in_its_namespace(
+    route: str, load: Callable[..., Any]
+) -> None:
+    source = (
+        "import pep726hook\n"
+        "__builtins__ = dict(__builtins__ if isinstance(__builtins__, dict) "
+        "else vars(__builtins__), own_marker=1)\n"
+        "Old = 1\n"
+        "pep726hook.deprecate_attribute(__name__, 'Old', 'Old is deprecated')\n"
+    )
+    module = load(source, name="ownbuiltins")
+    assert "Old" in vars(module)
+    assert vars(module)["__builtins__"]["own_marker"] == 1
+    with pytest.warns(DeprecationWarning):
+        assert module.Old == 1
+
+
+def test_a_generator_suspended_before_the_move_keeps_the_builtins_it_started_with(
+    route: str, write_module: WriteModule
+) -> None:
+    # Documented: a frame that started before the move keeps the builtins it
+    # started with; under the native engine the name is no longer in them.
+    write_module(
+        "genmod",
+        "import pep726hook\nOld = 1\n"
+        "def generator():\n    yield Old\n    yield Old\n"
+        "running = generator()\nnext(running)\n"
+        "pep726hook.deprecate_attribute(__name__, 'Old', 'Old is deprecated')\n",
+    )
+    module = importlib.import_module("genmod")
+    module.__name__  # noqa: B018
+    if _moved(module):
+        with pytest.raises(NameError):
+            next(module.running)
+    else:
+        assert next(module.running) == 1
+
+
+@native_only
+def test_w_error_ends_the_traceback_at_the_readers_line(tmp_path: Path) -> None:
+    (tmp_path / "werrmod.py").write_text(
+        "import pep726hook\nOld = 1\n"
+        "pep726hook.deprecate_attribute(__name__, 'Old', 'Old is deprecated')\n"
+    )
+    (tmp_path / "reader.py").write_text(
+        textwrap.dedent(
+            """
+            import werrmod
+            werrmod.__name__
+            value = werrmod.Old
+            """
+        )
+    )
+    env = clean_env()
+    env["PEP726HOOK_ENGINE"] = "native"
+    env["PYTHONPATH"] = str(tmp_path)
+    result = subprocess.run(
+        [sys.executable, "-W", "error::DeprecationWarning", str(tmp_path / "reader.py")],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=TIMEOUT,
+        check=False,
+    )
+    assert result.returncode == 1, describe(result)
+    frames = [line for line in result.stderr.splitlines() if line.lstrip().startswith("File ")]
+    assert frames and "reader.py" in frames[-1] and "line 4" in frames[-1], describe(result)
+    assert "DeprecationWarning: Old is deprecated" in result.stderr
+
+
+def test_a_warn_callable_names_the_readers_line(route: str, load: Callable[..., Any]) -> None:
+    source = (
+        "import warnings\nimport pep726hook\nOld = 1\n"
+        "def warn(message, category, stacklevel):\n"
+        "    warnings.warn('library: ' + message, category, stacklevel)\n"
+        "pep726hook.deprecate_attribute(__name__, 'Old', 'Old is deprecated', warn=warn)\n"
+    )
+    module = load(source, name="warnmod")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert module.Old == 1
+        line = sys._getframe().f_lineno - 1
+    assert [(str(w.message), w.filename, w.lineno) for w in caught] == [
+        ("library: Old is deprecated", __file__, line)
+    ]
+
+
+def test_a_name_moduletype_defines_is_refused(no_opted_in_module_alive: None) -> None:
+    module = types.ModuleType("refusing")
+    namespace = vars(module)
+    sys.modules["refusing"] = module
+    try:
+        for name in ("__dict__", "__name__", "__class__", "__doc__"):
+            namespace.setdefault(name, None)
+            with pytest.raises(ValueError, match="cannot be deprecated"):
+                pep726hook.deprecate_attribute(module, name, "no")
+    finally:
+        del sys.modules["refusing"]
+
+
+@pytest.mark.skipif(sys.version_info >= (3, 12), reason="3.12+ moves the name back")
+def test_before_312_a_name_rebound_by_the_modules_own_code_ends_its_deprecation_silently(
+    route: str, load: Callable[..., Any]
+) -> None:
+    # Documented: no dict watcher before 3.12, so the namespace wins again.
+    module = load(OWN_CODE + "def rebind(value):\n    global Old\n    Old = value\n")
+    module.rebind("again")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert module.Old == "again"
+    assert len(caught) == (0 if _moved(module) else 1)
+
+
+def test_a_module_whose_builtins_are_the_builtins_module_reads_them_as_before(
+    route: str, load: Callable[..., Any]
+) -> None:
+    source = (
+        "import builtins\nimport pep726hook\n__builtins__ = builtins\n"
+        "Old = 1\ndef use():\n    return len([Old])\n"
+        "pep726hook.deprecate_attribute(__name__, 'Old', 'Old is deprecated')\n"
+    )
+    module = load(source, name="modbuiltins")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert module.use() == 1
+    with pytest.warns(DeprecationWarning):
+        assert module.Old == 1
