@@ -304,34 +304,11 @@ static PyTypeObject deprecated_name_type = {
     .tp_descr_get = deprecated_name_get,
 };
 
-/* After names were added to ModuleType's dict: no cached lookup may still
- * say that ModuleType lacks them.
- *
- * From 3.13 on a type gets a limited number of version tags (1,000), after
- * which it never has one again: the method cache and the store slot's fast
- * path then stop working for every module.  PyType_Modified() spends one per
- * call.  A descriptor under a *new* name changes only the lookups of that
- * name, and what such a lookup has cached is that the name is absent: the
- * method cache (cleared here, which spends no tag), and the specialiser's
- * reads of the instances of ModuleType's subclasses, which keep reading the
- * instance dict and reach the generic lookup on a miss, where a descriptor of
- * ours answers a module that is not a moved exact ModuleType with the same
- * AttributeError.  Exact modules' reads (LOAD_ATTR_MODULE) never look at the
- * type.  Before 3.13 PyType_ClearCache() invalidates every type's tag (3.8 to
- * 3.11) and tags are not limited per type: PyType_Modified() it is. */
-static void
-forget_lookups_of_new_names(void)
-{
-#if PY_VERSION_HEX >= 0x030D0000
-    (void)PyType_ClearCache();
-#else
-    PyType_Modified(&PyModule_Type);
-#endif
-}
-
 /* Put a descriptor for each name of *names* that has none into ModuleType's
- * dict; PyType_Modified() once if any was added.  Refuses a name under which
- * the dict holds anything else (nothing is added then). */
+ * dict; forget_module_type_lookups() once if any was added (what a lookup
+ * cached of a new name is its absence: patch.c says where that lives).
+ * Refuses a name under which the dict holds anything else (nothing is added
+ * then). */
 static int
 add_descriptors(PyObject *names)
 {
@@ -385,7 +362,7 @@ add_descriptors(PyObject *names)
     }
     Py_DECREF(dict);
     if (added) {
-        forget_lookups_of_new_names();
+        forget_module_type_lookups();
     }
     return 0;
 fail:
