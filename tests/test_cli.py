@@ -192,9 +192,14 @@ def test_own_output_with_stdout_closed_is_skipped_as_python_does(
 
 
 # Delivers Ctrl-C (SIGINT) while the process writes its first output: the
-# moment a user's Ctrl-C most often meets a command that prints.
+# moment a user's Ctrl-C most often meets a command that prints.  A test run
+# started as a background job (`nox ... &` from a script) passes SIGINT on
+# ignored, and python then installs no handler for it: the child first takes
+# the handler a terminal user's python has.
 INTERRUPT_ON_FIRST_WRITE = """\
 import os, signal, sys
+
+signal.signal(signal.SIGINT, signal.default_int_handler)
 
 class InterruptOnFirstWrite:
     def __init__(self, stream):
