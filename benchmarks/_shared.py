@@ -107,3 +107,62 @@ def module_reader(attribute: str, reads_per_loop: int) -> Callable[[int, Any], f
     exec(source, namespace)
     read: Callable[[int, Any], float] = namespace["read"]
     return read
+
+
+def module_miss_reader(name: str, reads_per_loop: int) -> Callable[[int, Any], float]:
+    """A function timing *loops* x *reads_per_loop* calls of ``hasattr(module, name)``.
+
+    For a *name* the module lacks, each call is a miss whose ``AttributeError``
+    CPython suppresses (or, before 3.12 and through a Python ``__getattr__``,
+    makes and then clears).
+    """
+    import time
+
+    reads = "".join(f"        hasattr(module, {name!r})\n" for _ in range(reads_per_loop))
+    source = (
+        "def read(loops, module):\n"
+        "    start = perf_counter()\n"
+        "    for _ in range(loops):\n"
+        f"{reads}"
+        "    return perf_counter() - start\n"
+    )
+    namespace: dict[str, Any] = {"perf_counter": time.perf_counter}
+    exec(source, namespace)
+    read: Callable[[int, Any], float] = namespace["read"]
+    return read
+
+
+def per_iteration_each(
+    worker: str,
+    config: str,
+    loops: list[tuple[int, int]],
+    per_loop: int,
+    seed: str = "0",
+) -> list[float]:
+    """Instructions of one operation of each of several loops that one worker runs in turn.
+
+    ``python WORKER CONFIG N1,N2,...`` runs its loops with those counts.  A
+    first run gives every loop its short count; then one run per loop gives
+    that loop its long count: the difference of that run's total and the
+    first one's, divided by the extra operations, is that loop's cost.  One
+    fresh interpreter per loop plus one, instead of two per loop as
+    :func:`per_iteration` would take, with start-up and set-up cancelled out
+    the same way.
+    """
+    env = dict(os.environ, PYTHONHASHSEED=seed, PYTHONDONTWRITEBYTECODE="1")
+    shorts = [short for short, _ in loops]
+    with tempfile.TemporaryDirectory() as tmp:
+        script = os.path.join(tmp, "worker.py")
+        with open(script, "w", encoding="utf-8") as file:
+            file.write(worker)
+
+        def run(counts: list[int]) -> int:
+            return callgrind([sys.executable, script, config, ",".join(map(str, counts))], env)
+
+        base = run(shorts)
+        results = []
+        for index, (short, long) in enumerate(loops):
+            counts = list(shorts)
+            counts[index] = long
+            results.append((run(counts) - base) / ((long - short) * per_loop))
+    return results

@@ -1,51 +1,69 @@
-"""Reads of a module whose names Twisted, cryptography or zope.deprecation deprecate, before and after pep726hook.
+"""Reads of a deprecating module and of other modules, pep726hook against the libraries' proxies.
 
-For each library, a module ``x = 1; Old = New`` whose ``Old`` is deprecated
-through the library's own helper, called from the module's body as the
-libraries' own modules call it:
+A module ``x = 1; Old = New`` whose ``Old`` is deprecated, in one of these
+ways (the *subject* of a case), each under a *setup*:
 
-* ``proxy``: the helper as the library ships it (Twisted's
+* ``twisted``, ``cryptography``, ``zope``: from the module's body, by the
+  library's own helper, as the libraries' own modules call it; setup
+  ``proxy`` is the helper as the library ships it (Twisted's
   ``deprecatedModuleAttribute`` puts a ``_ModuleProxy`` in ``sys.modules``,
   cryptography's ``utils.deprecated`` a ``_ModuleWithDeprecations``,
-  zope.deprecation's ``deprecated()`` a ``DeprecationProxy``);
-* ``class`` and ``native``: the same helper converted to pep726hook
+  zope.deprecation's ``deprecated()`` a ``DeprecationProxy``), setups
+  ``native`` and ``class`` the same helper converted to pep726hook
   (``CONVERTED_HELPERS`` below, the conversions docs/migrating-deprecations.md
-  shows), under that engine (``PEP726HOOK_ENGINE``);
+  shows) under that engine (``PEP726HOOK_ENGINE``);
+* ``attribute``: ``pep726hook.deprecate_attribute(__name__, "Old", ...)`` at
+  the end of the body; ``marker``: ``Old = pep726hook.deprecated(New, ...)``
+  and ``pep726hook.enable(__name__)``; ``thousand``: a thousand names
+  deprecated by ``deprecate_attribute()``, ``Old`` among them; each under
+  ``native`` and ``class``;
+* ``plain``: the same module with nothing deprecated, the baseline.
 
-and ``plain``: the same module with nothing deprecated, the baseline.
+Reads, ten per loop, the module a local name (``LOAD_ATTR``):
 
-Reads, ten per loop from a local name (``LOAD_ATTR``): ``x`` (a name that is
-not deprecated), ``Old`` with the warnings filter ``ignore`` (the warning
-machinery runs, nothing is shown: comparable across the libraries) and
-``Old default`` with ``warnings.simplefilter("default")`` (shown once per call
-site, every later read finds it in the call site's registry).  For ``plain``,
-``Old`` is an ordinary name.
+* ``x``: a name that is not deprecated;
+* ``Old``: the deprecated name, warnings filter ``ignore`` (the warning
+  machinery runs, nothing is shown: comparable across the libraries);
+* ``miss``: ``hasattr(m, "missing")``;
+* ``other x``, ``other miss``: the same on another module, ``x = 1; Old =
+  New`` with nothing deprecated, imported after the deprecating one.
 
 Each case is measured twice in one run: pyperf (median time per read, each
-case in worker processes of its own) and callgrind (instructions per read: two
-runs of a fresh interpreter with two loop counts, start-up and imports cancel
-out, ``PYTHONHASHSEED=0``; ``_shared.per_iteration``).
+case in worker processes of its own) and callgrind (instructions per read:
+fresh interpreters that run every read of a subject and setup with two loop
+counts, start-up and imports cancel out, ``PYTHONHASHSEED=0``;
+``_shared.per_iteration_each``).  ``--run`` also records, without timing,
+which instruction each read became once warm (``dis``'s adaptive form, 3.11+:
+``LOAD_ATTR_MODULE`` is the specialised module read), the module's type, and,
+on 3.12+, the type version tag of ``types.ModuleType`` (``_testcapi``) before
+and after the import; and what importing a module costs (callgrind, per
+import): a module of a thousand functions and one of a thousand names, each
+plain and with one name (respectively all thousand) deprecated.
 
 The libraries come from the package index, into the venv that runs this
 script::
 
     python -m pip install pyperf Twisted==26.10.0 cryptography==50.0.2 zope.deprecation==6.0
 
-A library that is not installed is skipped with a message.  Ways to run it::
+(on 3.8, the newest releases that still install there).  A library that is
+not installed is skipped with a message.  Ways to run it::
 
     python benchmarks/bench_deprecation_libraries.py --run --out build/benchmarks/libs-3.12.json
     python benchmarks/bench_deprecation_libraries.py -o times.json [pyperf options]
     python benchmarks/bench_deprecation_libraries.py --callgrind [--json-out counts.json]
+    python benchmarks/bench_deprecation_libraries.py --inspect [--json-out facts.json]
     python benchmarks/bench_deprecation_libraries.py --render build/benchmarks/libs-*.json
 
-``--run`` does both on this interpreter and writes one JSON file; ``--render``
-writes the section "Deprecation helpers of real libraries" of
-docs/benchmarks.md from such files.
+``--run`` does them all on this interpreter and writes one JSON file;
+``--render`` writes the sections "A deprecating module against the proxies"
+and "Deprecation helpers of real libraries" of docs/benchmarks.md from such
+files.  ``--only`` (comma-separated case prefixes) narrows any of them.
 """
 
 from __future__ import annotations
 
 import argparse
+import compileall
 import contextlib
 import importlib
 import importlib.util
@@ -61,13 +79,22 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 READS_PER_LOOP = 10
 SECTION = "Deprecation helpers of real libraries"
+SUMMARY_SECTION = "A deprecating module against the proxies"
 LIBRARIES = {
     # library -> the module its helper lives in (what must be importable)
     "twisted": "twisted.python.deprecate",
     "cryptography": "cryptography.utils",
     "zope": "zope.deprecation",
 }
-READS = ("x", "Old", "Old default")
+# pep726hook's own forms, deprecating from the module's body.
+OWN_FORMS = ("attribute", "marker", "thousand")
+READS = ("x", "Old", "miss", "other x", "other miss")
+# Reads that cost a few hundred instructions get more loops than those that
+# cost thousands (a warning, an AttributeError made and cleared).
+CHEAP_READS = ("x", "other x")
+LOOPS_CHEAP = (300, 2_300)
+LOOPS_DEAR = (100, 600)
+MANY = 1000
 
 # The three helpers converted to pep726hook: the pep726hook branch of the
 # conversions docs/migrating-deprecations.md shows.  Left out, as they never
@@ -134,6 +161,7 @@ def zope_deprecated(specifier, message, cls=DeprecationWarning):
         )
 """
 
+
 # Each module's body deprecates ``Old`` with the library's helper, as the
 # libraries' own modules do.  {helper} is the shipped helper or the converted one.
 MODULE_HEAD = "x = 1\n\nclass New:\n    pass\n\nOld = New\n"
@@ -143,8 +171,10 @@ MODULE_BODIES = {
         'deprecatedModuleAttribute(Version("bench", 1, 0, 0), "use New", __name__, "Old")\n'
     ),
     "cryptography": (
-        "from cryptography import utils\n{import_line}\n" + MODULE_HEAD + "\n"
-        'deprecated(New, __name__, "Old is deprecated; use New", utils.DeprecatedIn50, name="Old")\n'
+        # CryptographyDeprecationWarning: every release has it (DeprecatedInNN
+        # names come and go with the releases).
+        "from cryptography import utils\n{import_line}\n" + MODULE_HEAD + "\ndeprecated(New, "
+        '__name__, "Old is deprecated; use New", utils.CryptographyDeprecationWarning, name="Old")\n'
     ),
     "zope": ("{import_line}\n" + MODULE_HEAD + '\ndeprecated("Old", "use New")\n'),
 }
@@ -159,6 +189,44 @@ CONVERTED_IMPORTS = {
     "cryptography": "from bench_converted_helpers import cryptography_deprecated as deprecated",
     "zope": "from bench_converted_helpers import zope_deprecated as deprecated",
 }
+# A thousand names, ``Old`` and ``Old1`` ... ``Old999``, bound in the body.
+MANY_NAMES = f"\nfor _i in range(1, {MANY}):\n    globals()['Old' + str(_i)] = _i\n"
+DEPRECATE_MANY = (
+    f"for _i in range({MANY}):\n"
+    "    _name = 'Old' + (str(_i) if _i else '')\n"
+    "    pep726hook.deprecate_attribute(__name__, _name, _name + ' is deprecated')\n"
+)
+OWN_BODIES = {
+    "attribute": "import pep726hook\n\n"
+    + MODULE_HEAD
+    + '\npep726hook.deprecate_attribute(__name__, "Old", "Old is deprecated; use New")\n',
+    "marker": "import pep726hook\n\n"
+    + MODULE_HEAD.replace(
+        "Old = New", 'Old = pep726hook.deprecated(New, "Old is deprecated; use New")'
+    )
+    + "\npep726hook.enable(__name__)\n",
+    "thousand": "import pep726hook\n\n" + MODULE_HEAD + MANY_NAMES + DEPRECATE_MANY,
+}
+# What importing a module costs, per import: a module of a thousand functions
+# (each of which the move may have to find and give the private builtins) and
+# the module of a thousand names, each plain and deprecating.  Every variant
+# imports pep726hook (already imported by then: a dict look-up), so that the
+# difference is the deprecation's alone.
+FUNCTIONS = "".join(f"\ndef f{i}(a):\n    return a + x\n" for i in range(MANY))
+IMPORT_BODIES = {
+    "functions": {
+        "plain": "import pep726hook\n\n" + MODULE_HEAD + FUNCTIONS,
+        "deprecating": "import pep726hook\n\n"
+        + MODULE_HEAD
+        + FUNCTIONS
+        + OWN_BODIES["attribute"].split(MODULE_HEAD)[1],
+    },
+    "names": {
+        "plain": "import pep726hook\n\n" + MODULE_HEAD + MANY_NAMES,
+        "deprecating": OWN_BODIES["thousand"],
+    },
+}
+IMPORT_COPIES = (1, 4)  # the two loop counts: modules imported per run
 
 
 def installed_libraries() -> list[str]:
@@ -182,57 +250,123 @@ def engines() -> list[str]:
     return list(pep726hook.available_engines())
 
 
-def cases(only: str = "") -> list[str]:
-    """Every case this interpreter can run, in the order of the table.
-
-    *only*: comma-separated prefixes ("plain,twisted/proxy"); empty for all.
-    """
-    names = ["plain/x", "plain/Old"]
-    setups = ["proxy", *engines()]
-    for library in installed_libraries():
-        names += [f"{library}/{setup}/{read}" for setup in setups for read in READS]
+def _selected(names: list[str], only: str) -> list[str]:
     prefixes = tuple(prefix for prefix in only.split(",") if prefix)
     return [name for name in names if not prefixes or name.startswith(prefixes)]
 
 
+def groups() -> list[str]:
+    """Every subject and setup this interpreter runs, ``plain`` first.
+
+    The converted helpers and the thousand names run under the interpreter's
+    first engine (native where it has one) only, pep726hook's two forms under
+    each: a run of the whole set stays within a few minutes.
+    """
+    first, *_ = engines()
+    names = ["plain"]
+    for library in installed_libraries():
+        names += [f"{library}/proxy", f"{library}/{first}"]
+    names += [f"{form}/{engine}" for form in ("attribute", "marker") for engine in engines()]
+    return [*names, f"thousand/{first}"]
+
+
+def cases(only: str = "") -> list[str]:
+    """Every read this interpreter can run, in the order of the tables: ``group/read``.
+
+    *only*: comma-separated prefixes ("plain,twisted/proxy"); empty for all.  The
+    plain module has no ``other`` reads: they are its own reads.
+    """
+    names = [
+        f"{group}/{read}"
+        for group in groups()
+        for read in READS
+        if group != "plain" or not read.startswith("other ")
+    ]
+    return _selected(names, only)
+
+
+def base_case(case: str) -> str:
+    """The plain module's read that *case* is compared with."""
+    return "plain/" + split_case(case)[1].replace("other ", "")
+
+
+def split_case(case: str) -> tuple[str, str]:
+    group, _, read = case.rpartition("/")
+    return group, read
+
+
+def import_cases(only: str = "") -> list[str]:
+    names = []
+    for kind in IMPORT_BODIES:
+        names += [f"import/{kind}/{setup}" for setup in ("plain", *engines())]
+    return _selected(names, only)
+
+
+def module_name(group: str) -> str:
+    if group == "plain":
+        return "bench_plain"
+    subject, setup = group.split("/")
+    if subject in OWN_FORMS:
+        return f"bench_{subject}"
+    return f"bench_{subject}_{'proxy' if setup == 'proxy' else 'pep726hook'}"
+
+
 def write_modules(directory: str) -> None:
-    """The benchmark's modules, one per library and setup, and the converted helpers."""
-    files = {"bench_plain": MODULE_HEAD, "bench_converted_helpers": CONVERTED_HELPERS}
+    """The benchmark's modules, one per subject and setup, and the converted helpers."""
+    files = {
+        "bench_plain": MODULE_HEAD,
+        "bench_other": MODULE_HEAD,
+        "bench_converted_helpers": CONVERTED_HELPERS,
+    }
     for library, body in MODULE_BODIES.items():
         files[f"bench_{library}_proxy"] = body.format(import_line=SHIPPED_IMPORTS[library])
         files[f"bench_{library}_pep726hook"] = body.format(import_line=CONVERTED_IMPORTS[library])
+    for form, body in OWN_BODIES.items():
+        files[f"bench_{form}"] = body
+    for kind, bodies in IMPORT_BODIES.items():
+        for variant, body in bodies.items():
+            for copy in range(max(IMPORT_COPIES)):
+                files[f"bench_import_{kind}_{variant}_{copy}"] = body
     for name, source in files.items():
         with open(os.path.join(directory, f"{name}.py"), "w", encoding="utf-8") as file:
             file.write(source)
+    # Bytecode written now, by this interpreter, so that no measured import compiles.
+    compileall.compile_dir(directory, quiet=1)
 
 
-def prepare(case: str, modules: str) -> tuple[Any, str]:
-    """Set *case* up in this process; return the module and the attribute to read."""
-    parts = case.split("/")
-    read = parts[-1]
-    warnings_filter = "default" if read == "Old default" else "ignore"
+def prepare(group: str, modules: str) -> tuple[Any, Any]:
+    """Set *group* up in this process; return the deprecating module and the other one."""
     import warnings
 
-    warnings.simplefilter(warnings_filter)
+    warnings.simplefilter("ignore")
     sys.path.insert(0, modules)
-    if parts[0] == "plain":
-        name = "bench_plain"
-    else:
-        library, setup = parts[0], parts[1]
+    if group != "plain":
+        setup = group.split("/")[1]
         if setup != "proxy":
             os.environ["PEP726HOOK_ENGINE"] = setup
-        name = f"bench_{library}_{'proxy' if setup == 'proxy' else 'pep726hook'}"
     # import_module returns what sys.modules holds once the body ran: the proxy.
-    return importlib.import_module(name), read.split()[0]
+    module = importlib.import_module(module_name(group))
+    # One read through the module first, as its users make: pep726hook may
+    # finish what the end of the module's import leaves to do at that read.
+    getattr(module, "x")  # noqa: B009
+    return module, importlib.import_module("bench_other")
 
 
-def reader(attribute: str) -> Callable[[int, Any], float]:
-    """A function timing *loops* x 10 reads of ``module.<attribute>`` (a local: LOAD_ATTR)."""
+def reader(read: str) -> Callable[[int, Any], float]:
+    """A function timing *loops* x 10 of *read* (``x``, ``other miss``, ...) on a module argument."""
     # Imported here: the script's directory is on sys.path when it runs, not
     # when a test loads it from its file.
-    from _shared import module_reader
+    from _shared import module_miss_reader, module_reader
 
-    return module_reader(attribute, READS_PER_LOOP)
+    what = read.rsplit(maxsplit=1)[-1]
+    if what == "miss":
+        return module_miss_reader("missing", READS_PER_LOOP)
+    return module_reader(what, READS_PER_LOOP)
+
+
+def target(read: str, module: Any, other: Any) -> Any:
+    """The module *read* reads: the deprecating one, or the other one for ``other ...``."""
+    return other if read.startswith("other ") else module
 
 
 # -- pyperf -------------------------------------------------------------------------------
@@ -266,12 +400,13 @@ def run_pyperf() -> None:
     def timed(loops: int, case: str) -> float:
         # Set up on the first call, in the worker that runs this case only.
         if case not in prepared:
-            module, attribute = prepare(case, args.modules)
-            read = reader(attribute)
-            read(2, module)  # the one warning "default" shows, and specialisation
-            prepared[case] = (module, read)
-        module, read = prepared[case]
-        return read(loops, module)
+            group, read = split_case(case)
+            module, other = prepare(group, args.modules)
+            read_loop = reader(read)
+            read_loop(2, target(read, module, other))  # specialisation
+            prepared[case] = (target(read, module, other), read_loop)
+        module, read_loop = prepared[case]
+        return read_loop(loops, module)
 
     for round_ in range(args.rounds):
         for case in cases(args.only):
@@ -281,39 +416,164 @@ def run_pyperf() -> None:
 
 # -- callgrind ----------------------------------------------------------------------------
 
+# argv[1]: "group|read;read;...", argv[2]: each read's loop count, comma-separated.
 WORKER = """\
 import sys
 sys.path.insert(0, {here!r})
 import bench_deprecation_libraries as bench
-module, attribute = bench.prepare(sys.argv[1], {modules!r})
-read = bench.reader(attribute)
-read(2, module)
-read(int(sys.argv[2]), module)
+group, _, reads = sys.argv[1].partition("|")
+module, other = bench.prepare(group, {modules!r})
+loops = [bench.reader(read) for read in reads.split(";")]
+targets = [bench.target(read, module, other) for read in reads.split(";")]
+for read, target in zip(loops, targets):
+    read(2, target)
+for read, target, count in zip(loops, targets, sys.argv[2].split(",")):
+    read(int(count), target)
 """
+
+# argv[1]: "kind/variant" and the engine; argv[2]: how many copies to import.
+IMPORT_WORKER = """\
+import importlib, os, sys, warnings
+kind, variant, engine = sys.argv[1].split("/")
+if engine != "plain":
+    os.environ["PEP726HOOK_ENGINE"] = engine
+warnings.simplefilter("ignore")
+sys.path.insert(0, {modules!r})
+import pep726hook
+for copy in range(int(sys.argv[2])):
+    module = importlib.import_module(f"bench_import_{{kind}}_{{variant}}_{{copy}}")
+    module.x  # a read through the module once its import has ended
+"""
+
+
+def _loops(read: str) -> tuple[int, int]:
+    return LOOPS_CHEAP if read in CHEAP_READS else LOOPS_DEAR
 
 
 def run_callgrind(json_out: str | None, only: str = "") -> dict[str, float]:
     sys.path.insert(0, HERE)
-    from _shared import per_iteration
+    from _shared import per_iteration_each
 
     counts: dict[str, float] = {}
+    selected = cases(only)
     with tempfile.TemporaryDirectory(prefix="pep726hook-bench-libraries-") as modules:
         write_modules(modules)
         worker = WORKER.format(here=HERE, modules=modules)
-        for case in cases(only):
-            # A deprecated read costs thousands of instructions: fewer loops.
-            loops = (2_000, 12_000) if case.endswith("/x") else (300, 1_800)
-            counts[case] = per_iteration(worker, case, loops, READS_PER_LOOP)
-            print(f"{case:>34}: {counts[case]:9.1f} instructions per read", flush=True)
+        for group in groups():
+            reads = [read for read in READS if f"{group}/{read}" in selected]
+            if not reads:
+                continue
+            config = group + "|" + ";".join(reads)
+            per_read = per_iteration_each(
+                worker, config, [_loops(read) for read in reads], READS_PER_LOOP
+            )
+            for read, count in zip(reads, per_read):
+                counts[f"{group}/{read}"] = count
+                print(f"{group + '/' + read:>34}: {count:9.1f} instructions per read", flush=True)
     if json_out:
         with open(json_out, "w", encoding="utf-8") as file:
             json.dump(counts, file, indent=2)
     return counts
 
 
-# -- both, and the docs -------------------------------------------------------------------
+def run_import_costs(only: str = "") -> dict[str, float]:
+    """Callgrind instructions per import of each ``import/<kind>/<setup>`` case."""
+    sys.path.insert(0, HERE)
+    from _shared import per_iteration
 
-PYPERF_ARGS = ["--quiet", "-p", "2", "-n", "3", "-w", "1", "--min-time", "0.05", "--rounds", "2"]
+    costs: dict[str, float] = {}
+    with tempfile.TemporaryDirectory(prefix="pep726hook-bench-imports-") as modules:
+        write_modules(modules)
+        worker = IMPORT_WORKER.format(modules=modules)
+        for case in import_cases(only):
+            _, kind, setup = case.split("/")
+            variant = "plain" if setup == "plain" else "deprecating"
+            costs[case] = per_iteration(worker, f"{kind}/{variant}/{setup}", IMPORT_COPIES, 1)
+            print(f"{case:>34}: {costs[case]:12.0f} instructions per import", flush=True)
+    return costs
+
+
+# -- what the reads became ----------------------------------------------------------------
+
+INSPECT_WORKER = """\
+import json, sys
+sys.path.insert(0, {here!r})
+import bench_deprecation_libraries as bench
+print(json.dumps(bench.inspect_group(sys.argv[1], {modules!r})))
+"""
+
+
+def _module_type_version() -> int | None:
+    """``types.ModuleType``'s type version tag (0: none), where ``_testcapi`` can tell (3.12+)."""
+    try:
+        import _testcapi
+    except ImportError:
+        return None
+    get_version = getattr(_testcapi, "type_get_version", None)
+    return None if get_version is None else int(get_version(type(sys)))
+
+
+def inspect_group(group: str, modules: str) -> dict[str, Any]:
+    """In this process: *group*'s module type, each read's instruction once warm, version tags."""
+    import dis
+    import types
+
+    facts: dict[str, Any] = {"module_type_version_before": _module_type_version()}
+    module, other = prepare(group, modules)
+    instructions = {}
+    for read in READS:
+        read_loop = reader(read)
+        read_loop(100, target(read, module, other))  # past every warm-up counter
+        if sys.version_info >= (3, 11) and platform.python_implementation() == "CPython":
+            loads = {
+                instruction.opname
+                for instruction in dis.get_instructions(read_loop, adaptive=True)  # type: ignore[call-arg]
+                if instruction.opname.startswith("LOAD_ATTR")
+            }
+            if loads:
+                instructions[read] = ", ".join(sorted(loads))
+    facts["instructions"] = instructions
+    facts["module_type"] = type(module).__module__ + "." + type(module).__qualname__
+    facts["exact_module_type"] = type(module) is types.ModuleType
+    facts["module_type_version_after"] = _module_type_version()
+    try:
+        import _testcapi
+
+        # Whether ModuleType can still get a tag (CPython caps the versions a type may use).
+        facts["module_type_version_assignable"] = bool(_testcapi.type_assign_version(type(sys)))
+    except (ImportError, AttributeError):
+        facts["module_type_version_assignable"] = None
+    return facts
+
+
+def run_inspect(json_out: str | None, only: str = "") -> dict[str, Any]:
+    found: dict[str, Any] = {}
+    selected = cases(only)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PEP726HOOK")}
+    with tempfile.TemporaryDirectory(prefix="pep726hook-bench-libraries-") as modules:
+        write_modules(modules)
+        worker = INSPECT_WORKER.format(here=HERE, modules=modules)
+        for group in groups():
+            if not any(case.startswith(group + "/") for case in selected):
+                continue
+            completed = subprocess.run(
+                [sys.executable, "-c", worker, group],
+                env=env,
+                capture_output=True,
+                text=True,
+                check=True,
+            )
+            found[group] = json.loads(completed.stdout.splitlines()[-1])
+            print(f"{group:>22}: {found[group]}", flush=True)
+    if json_out:
+        with open(json_out, "w", encoding="utf-8") as file:
+            json.dump(found, file, indent=2)
+    return found
+
+
+# -- all of it, and the docs --------------------------------------------------------------
+
+PYPERF_ARGS = ["--quiet", "-p", "1", "-n", "3", "-w", "1", "--min-time", "0.05"]
 
 
 def versions() -> dict[str, str]:
@@ -327,7 +587,7 @@ def versions() -> dict[str, str]:
 
 
 def run_here(out: str, commit: str | None, only: str = "") -> None:
-    """pyperf and callgrind on this interpreter; one JSON file with both."""
+    """pyperf, callgrind and the inspection on this interpreter; one JSON file with all."""
     sys.path.insert(0, HERE)
     from run_all import read_pyperf
 
@@ -349,14 +609,15 @@ def run_here(out: str, commit: str | None, only: str = "") -> None:
             env=env,
         )
         times = read_pyperf(times_json)
-    counts = run_callgrind(None, only)
     result = {
         "label": f"{platform.python_implementation()} {platform.python_version()}",
         "engines": engines(),
         "versions": versions(),
         "pep726hook_commit": commit,
         "times": times,
-        "counts": counts,
+        "counts": run_callgrind(None, only),
+        "facts": run_inspect(None, only),
+        "imports": run_import_costs(only),
     }
     with open(out, "w", encoding="utf-8") as file:
         json.dump(result, file, indent=2)
@@ -368,25 +629,30 @@ def _ratio(value: float | None, base: float | None) -> str:
 
 
 def markdown(results: list[dict[str, Any]]) -> str:
-    """The docs section: per interpreter, each case's time and instructions, and ratios."""
+    """The detailed section: per interpreter, each case's time and instructions, and ratios."""
     lines = [
         f"## {SECTION}",
         "",
         "Written by `python benchmarks/bench_deprecation_libraries.py --render` from the",
         "results of `--run` on each interpreter (the libraries installed from the package",
         "index into the benchmark's venv: `python -m pip install pyperf Twisted==26.10.0",
-        "cryptography==50.0.2 zope.deprecation==6.0`; CPython 3.14 and 3.15 run in the sid",
-        "chroot of tools/interpreters.sh). A module `x = 1; Old = New` whose `Old` the",
-        "library's helper deprecates from the module body: `proxy` is the helper as the",
-        "library ships it, `class`/`native` the same helper converted to pep726hook",
-        "(docs/migrating-deprecations.md) under that engine. One read from a local name,",
-        "ten per loop: pyperf median time per read (each case in worker processes of its",
-        "own) and callgrind instructions per read (start-up cancelled out), side by side",
-        "in one run. `x/plain`: the ratio to the same read of a plain module (for `Old`,",
-        "a plain module's ordinary `Old`). `Old`: warnings filter `ignore`; `Old default`:",
-        '`simplefilter("default")`, the warning shown once, then found in the registry.',
-        "Times come from a shared 2-core machine under load; the instruction counts are",
-        "the steadier measure.",
+        "cryptography==50.0.2 zope.deprecation==6.0`, on 3.8 the newest releases that",
+        "install there; CPython 3.14 and 3.15 run in the sid chroot of",
+        "tools/interpreters.sh). A module `x = 1; Old = New` whose `Old` is deprecated",
+        "from the module body: `twisted`, `cryptography`, `zope` by the library's helper,",
+        "`proxy` as the library ships it, `class`/`native` the same helper converted to",
+        "pep726hook (docs/migrating-deprecations.md) under that engine; `attribute` by",
+        '`pep726hook.deprecate_attribute(__name__, "Old", ...)`, `marker` by',
+        "`Old = pep726hook.deprecated(New, ...)` and `pep726hook.enable(__name__)`,",
+        "`thousand` by `deprecate_attribute()` for a thousand names, `Old` among them.",
+        "Reads, ten per loop, the module a local name: `x` (not deprecated), `Old`",
+        '(warnings filter `"ignore"`: the warning machinery runs, nothing is shown), `miss`',
+        '(`hasattr(m, "missing")`), and `other x`, `other miss`: the same on another,',
+        "plain module while this one deprecates. pyperf median time per read (each case in",
+        "worker processes of its own) and callgrind instructions per read (start-up",
+        "cancelled out), side by side in one run; `x/plain`: the ratio to the same read",
+        "of the plain module (for `Old`, its ordinary `Old`). Times come from a shared",
+        "2-core machine under load; the instruction counts are the steadier measure.",
         "",
     ]
     for result in results:
@@ -403,8 +669,7 @@ def markdown(results: list[dict[str, Any]]) -> str:
             "|---|---|---|---|---|",
         ]
         for case, count in counts.items():
-            read = case.split("/")[-1].split()[0]
-            base = f"plain/{read}"
+            base = base_case(case)
             seconds = times.get(case)
             lines.append(
                 f"| `{case}` | {'' if seconds is None else f'{seconds * 1e9:.1f}'} "
@@ -415,11 +680,149 @@ def markdown(results: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
-def write_section(text: str, path: str) -> None:
-    """Replace (or append) this script's section of the markdown file at *path*."""
+# The summary's rows: the three proxies, pep726hook's two forms, the thousand
+# names and the converted helpers, each under the native engine (the class
+# engine's figures are in the detailed tables).
+SUMMARY_ROWS = (
+    ("twisted/proxy", "Twisted's `_ModuleProxy`"),
+    ("cryptography/proxy", "cryptography's `_ModuleWithDeprecations`"),
+    ("zope/proxy", "zope.deprecation's `DeprecationProxy`"),
+    ("attribute/native", "`deprecate_attribute()`"),
+    ("marker/native", "`deprecated()` + `enable()`"),
+    ("thousand/native", "a thousand names, `deprecate_attribute()`"),
+    ("twisted/native", "Twisted's helper converted"),
+    ("cryptography/native", "cryptography's helper converted"),
+    ("zope/native", "zope.deprecation's helper converted"),
+)
+SUMMARY_READS = (
+    ("x", "`m.x`: the deprecating module's other name"),
+    ("Old", "`m.Old`: the deprecated name"),
+    ("miss", '`hasattr(m, "missing")` on the deprecating module'),
+    ("other x", "`o.x`: another module's read while `m` deprecates"),
+    ("other miss", '`hasattr(o, "missing")`: another module\'s miss while `m` deprecates'),
+)
+
+
+def summary_markdown(results: list[dict[str, Any]]) -> str:
+    """The summary section: per read, each setup's multiple of a plain read on each interpreter."""
+    labels = [result["label"] for result in results]
+    table_head = ["| | " + " | ".join(labels) + " |", "|---|" + "---|" * len(labels)]
+    lines = [
+        f"## {SUMMARY_SECTION}",
+        "",
+        "Written by `python benchmarks/bench_deprecation_libraries.py --render` with the",
+        f"figures of [{SECTION}](#deprecation-helpers-of-real-libraries), which says how",
+        "they were made. Each cell: callgrind instructions per read as a multiple of the",
+        "plain module's same read, then the pyperf median time per read; the `plain` row",
+        "gives the plain module's own instructions and time. pep726hook under the native",
+        "engine; the class engine's figures are in the detailed tables.",
+        "",
+    ]
+    for read, title in SUMMARY_READS:
+        lines += [f"### {title}", "", *table_head, *_read_rows(results, read), ""]
+    lines += [
+        "### What the reads became, and the type",
+        "",
+        "The instruction each warm `m.x` became (`dis.get_instructions(..., adaptive=True)`,",
+        "CPython 3.11+; `LOAD_ATTR_MODULE` is the specialised read of a module's dict), and",
+        "whether the deprecating module is exactly `types.ModuleType`.",
+        "",
+        *table_head,
+        *_instruction_rows(results),
+        "",
+        "### Importing a deprecating module",
+        "",
+        "Callgrind instructions per import (bytecode already compiled; one read through",
+        "the module after it), as a multiple of the same module without deprecations:",
+        f"`functions`, a module of {MANY} functions with `Old` deprecated by",
+        f"`deprecate_attribute()` at the end of its body; `names`, the module of {MANY}",
+        "deprecated names. The last row: `types.ModuleType`'s type version tag after the",
+        f"import of the {MANY} names (`_testcapi.type_get_version`, CPython 3.12+), and",
+        "whether it can still get one (`type_assign_version`; CPython caps the versions",
+        "one type may use).",
+        "",
+        *table_head,
+        *_import_rows(results),
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def _read_rows(results: list[dict[str, Any]], read: str) -> list[str]:
+    base = base_case(f"plain/{read}")
+    cells = []
+    for result in results:
+        count = result["counts"].get(base)
+        cells.append(_cell(f"{count:.0f} instructions" if count else "", result["times"].get(base)))
+    rows = ["| plain module | " + " | ".join(cells) + " |"]
+    for group, name in SUMMARY_ROWS:
+        cells = []
+        for result in results:
+            ratio = _ratio(result["counts"].get(f"{group}/{read}"), result["counts"].get(base))
+            cells.append(
+                _cell(f"{ratio}x" if ratio else "", result["times"].get(f"{group}/{read}"))
+            )
+        if any(cells):
+            rows.append(f"| {name} | " + " | ".join(cells) + " |")
+    return rows
+
+
+def _instruction_rows(results: list[dict[str, Any]]) -> list[str]:
+    rows = []
+    for group, name in (("plain", "plain module"), *SUMMARY_ROWS[3:6]):
+        cells = []
+        for result in results:
+            facts = result.get("facts", {}).get(group)
+            if not facts:
+                cells.append("")
+                continue
+            instruction = facts["instructions"].get("x")
+            exact = "`ModuleType`" if facts["exact_module_type"] else "a subclass"
+            cells.append(f"`{instruction}`, {exact}" if instruction else exact)
+        rows.append(f"| {name} | " + " | ".join(cells) + " |")
+    return rows
+
+
+def _import_rows(results: list[dict[str, Any]]) -> list[str]:
+    rows = []
+    for kind in IMPORT_BODIES:
+        cells = []
+        for result in results:
+            plain = result.get("imports", {}).get(f"import/{kind}/plain")
+            cells.append(f"{plain:,.0f}" if plain else "")
+        rows.append(f"| `{kind}`, plain | " + " | ".join(cells) + " |")
+        for engine in ("native", "class"):
+            cells = []
+            for result in results:
+                imports = result.get("imports", {})
+                cost = imports.get(f"import/{kind}/{engine}")
+                plain = imports.get(f"import/{kind}/plain")
+                cells.append(
+                    f"{_ratio(cost, plain)}x (+{cost - plain:,.0f})" if cost and plain else ""
+                )
+            rows.append(f"| `{kind}`, {engine} | " + " | ".join(cells) + " |")
+    cells = []
+    for result in results:
+        facts = result.get("facts", {}).get("thousand/native") or {}
+        version = facts.get("module_type_version_after")
+        assignable = facts.get("module_type_version_assignable")
+        cells.append(
+            "" if version is None else f"{version}, {'assignable' if assignable else 'none left'}"
+        )
+    rows.append("| `ModuleType` version tag after the thousand names | " + " | ".join(cells) + " |")
+    return rows
+
+
+def _cell(figure: str, seconds: float | None) -> str:
+    time = "" if seconds is None else f"{seconds * 1e9:.1f} ns"
+    return ", ".join(part for part in (figure, time) if part)
+
+
+def write_section(text: str, path: str, section: str = SECTION) -> None:
+    """Replace (or append) the section *section* of the markdown file at *path* with *text*."""
     with open(path, encoding="utf-8") as file:
         page = file.read()
-    heading = f"## {SECTION}\n"
+    heading = f"## {section}\n"
     if heading in page:
         start = page.index(heading)
         following = page.find("\n## ", start + len(heading))
@@ -431,7 +834,7 @@ def write_section(text: str, path: str) -> None:
         page = page.rstrip("\n") + "\n\n" + text.rstrip("\n") + "\n"
     with open(path, "w", encoding="utf-8") as file:
         file.write(page)
-    print(f"wrote the section {SECTION!r} of {path}")
+    print(f"wrote the section {section!r} of {path}")
 
 
 def render(paths: list[str]) -> None:
@@ -440,16 +843,19 @@ def render(paths: list[str]) -> None:
         with open(path, encoding="utf-8") as file:
             results.append(json.load(file))
     results.sort(key=lambda r: [int(p) for p in r["label"].split()[-1].split(".") if p.isdigit()])
-    write_section(markdown(results), os.path.join(ROOT, "docs", "benchmarks.md"))
+    page = os.path.join(ROOT, "docs", "benchmarks.md")
+    write_section(summary_markdown(results), page, SUMMARY_SECTION)
+    write_section(markdown(results), page)
 
 
 def main() -> None:
-    if {"--run", "--callgrind", "--render"} & set(sys.argv[1:]):
+    if {"--run", "--callgrind", "--inspect", "--render"} & set(sys.argv[1:]):
         parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
         parser.add_argument("--run", action="store_true")
         parser.add_argument("--out", default=os.path.join(ROOT, "build", "benchmarks", "libs.json"))
         parser.add_argument("--commit", help="--run: the pep726hook commit measured")
         parser.add_argument("--callgrind", action="store_true")
+        parser.add_argument("--inspect", action="store_true")
         parser.add_argument("--json-out")
         parser.add_argument("--render", nargs="+", metavar="RESULTS_JSON")
         parser.add_argument("--only", default="", help="comma-separated case prefixes")
@@ -458,6 +864,8 @@ def main() -> None:
             render(args.render)
         elif args.run:
             run_here(args.out, args.commit, args.only)
+        elif args.inspect:
+            run_inspect(args.json_out, args.only)
         else:
             run_callgrind(args.json_out, args.only)
         return
