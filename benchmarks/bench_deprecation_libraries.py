@@ -52,28 +52,37 @@ not installed is skipped with a message.  Ways to run it::
     python benchmarks/bench_deprecation_libraries.py -o times.json [pyperf options]
     python benchmarks/bench_deprecation_libraries.py --callgrind [--json-out counts.json]
     python benchmarks/bench_deprecation_libraries.py --inspect [--json-out facts.json]
-    python benchmarks/bench_deprecation_libraries.py --render build/benchmarks/libs-*.json
+    python benchmarks/bench_deprecation_libraries.py --render build/benchmarks/libs-*.json \
+        [--before build/benchmarks/before/libs-*.json]
 
 ``--run`` does them all on this interpreter and writes one JSON file;
 ``--render`` writes the sections "A deprecating module against the proxies"
 and "Deprecation helpers of real libraries" of docs/benchmarks.md from such
-files.  ``--only`` (comma-separated case prefixes) narrows any of them.
+files, with ``--before`` a table of an earlier pep726hook's figures beside
+them.  ``--only`` (comma-separated case prefixes) narrows any of them.
+
+The converted helpers and the thousand names run under the interpreter's
+first engine only (native where it has one), pep726hook's two forms under
+each engine: a whole run takes a few minutes.  The instruction counts do not
+vary between runs of the same interpreter and code, so a few hundred reads
+per loop count are enough.
 """
 
 from __future__ import annotations
 
-import argparse
-import compileall
-import contextlib
 import importlib
 import importlib.util
-import json
 import os
-import platform
-import subprocess
 import sys
-import tempfile
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import argparse
+
+# The rest of the standard library this script uses is imported where it is
+# used: the callgrind workers import this module, and every instruction
+# they spend before the reads is spent once per run (see run_callgrind).
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
@@ -92,8 +101,8 @@ READS = ("x", "Old", "miss", "other x", "other miss")
 # Reads that cost a few hundred instructions get more loops than those that
 # cost thousands (a warning, an AttributeError made and cleared).
 CHEAP_READS = ("x", "other x")
-LOOPS_CHEAP = (300, 2_300)
-LOOPS_DEAR = (100, 600)
+LOOPS_CHEAP = (5, 205)
+LOOPS_DEAR = (5, 105)
 MANY = 1000
 
 # The three helpers converted to pep726hook: the pep726hook branch of the
@@ -313,6 +322,8 @@ def module_name(group: str) -> str:
 
 def write_modules(directory: str) -> None:
     """The benchmark's modules, one per subject and setup, and the converted helpers."""
+    import compileall
+
     files = {
         "bench_plain": MODULE_HEAD,
         "bench_other": MODULE_HEAD,
@@ -373,6 +384,8 @@ def target(read: str, module: Any, other: Any) -> Any:
 
 
 def run_pyperf() -> None:
+    import tempfile
+
     import pyperf
 
     def add_cmdline_args(cmd: list[str], args: argparse.Namespace) -> None:
@@ -446,16 +459,32 @@ for copy in range(int(sys.argv[2])):
 """
 
 
+def compile_workers_imports() -> None:
+    """Write the bytecode of this script and of ``_shared``, which the callgrind workers import.
+
+    The workers write none (``PYTHONDONTWRITEBYTECODE``): without it, each of
+    them would compile this script again, the largest part of its start-up.
+    """
+    import py_compile
+
+    for name in ("bench_deprecation_libraries.py", "_shared.py"):
+        py_compile.compile(os.path.join(HERE, name))
+
+
 def _loops(read: str) -> tuple[int, int]:
     return LOOPS_CHEAP if read in CHEAP_READS else LOOPS_DEAR
 
 
 def run_callgrind(json_out: str | None, only: str = "") -> dict[str, float]:
+    import json
+    import tempfile
+
     sys.path.insert(0, HERE)
     from _shared import per_iteration_each
 
     counts: dict[str, float] = {}
     selected = cases(only)
+    compile_workers_imports()
     with tempfile.TemporaryDirectory(prefix="pep726hook-bench-libraries-") as modules:
         write_modules(modules)
         worker = WORKER.format(here=HERE, modules=modules)
@@ -469,7 +498,10 @@ def run_callgrind(json_out: str | None, only: str = "") -> dict[str, float]:
             )
             for read, count in zip(reads, per_read):
                 counts[f"{group}/{read}"] = count
-                print(f"{group + '/' + read:>34}: {count:9.1f} instructions per read", flush=True)
+                print(
+                    f"{group + '/' + read:>34}: {count:9.1f} instructions per read",
+                    flush=True,
+                )
     if json_out:
         with open(json_out, "w", encoding="utf-8") as file:
             json.dump(counts, file, indent=2)
@@ -478,6 +510,8 @@ def run_callgrind(json_out: str | None, only: str = "") -> dict[str, float]:
 
 def run_import_costs(only: str = "") -> dict[str, float]:
     """Callgrind instructions per import of each ``import/<kind>/<setup>`` case."""
+    import tempfile
+
     sys.path.insert(0, HERE)
     from _shared import per_iteration
 
@@ -524,7 +558,7 @@ def inspect_group(group: str, modules: str) -> dict[str, Any]:
     for read in READS:
         read_loop = reader(read)
         read_loop(100, target(read, module, other))  # past every warm-up counter
-        if sys.version_info >= (3, 11) and platform.python_implementation() == "CPython":
+        if sys.version_info >= (3, 11) and sys.implementation.name == "cpython":
             loads = {
                 instruction.opname
                 for instruction in dis.get_instructions(read_loop, adaptive=True)  # type: ignore[call-arg]
@@ -547,6 +581,10 @@ def inspect_group(group: str, modules: str) -> dict[str, Any]:
 
 
 def run_inspect(json_out: str | None, only: str = "") -> dict[str, Any]:
+    import json
+    import subprocess
+    import tempfile
+
     found: dict[str, Any] = {}
     selected = cases(only)
     env = {k: v for k, v in os.environ.items() if not k.startswith("PEP726HOOK")}
@@ -577,6 +615,7 @@ PYPERF_ARGS = ["--quiet", "-p", "1", "-n", "3", "-w", "1", "--min-time", "0.05"]
 
 
 def versions() -> dict[str, str]:
+    import contextlib
     from importlib.metadata import PackageNotFoundError, version
 
     found = {}
@@ -588,6 +627,11 @@ def versions() -> dict[str, str]:
 
 def run_here(out: str, commit: str | None, only: str = "") -> None:
     """pyperf, callgrind and the inspection on this interpreter; one JSON file with all."""
+    import json
+    import platform
+    import subprocess
+    import tempfile
+
     sys.path.insert(0, HERE)
     from run_all import read_pyperf
 
@@ -644,7 +688,8 @@ def markdown(results: list[dict[str, Any]]) -> str:
         "pep726hook (docs/migrating-deprecations.md) under that engine; `attribute` by",
         '`pep726hook.deprecate_attribute(__name__, "Old", ...)`, `marker` by',
         "`Old = pep726hook.deprecated(New, ...)` and `pep726hook.enable(__name__)`,",
-        "`thousand` by `deprecate_attribute()` for a thousand names, `Old` among them.",
+        "`thousand` by `deprecate_attribute()` for a thousand names, `Old` among them",
+        "(the converted helpers and the thousand names under the native engine only).",
         "Reads, ten per loop, the module a local name: `x` (not deprecated), `Old`",
         '(warnings filter `"ignore"`: the warning machinery runs, nothing is shown), `miss`',
         '(`hasattr(m, "missing")`), and `other x`, `other miss`: the same on another,',
@@ -699,12 +744,21 @@ SUMMARY_READS = (
     ("Old", "`m.Old`: the deprecated name"),
     ("miss", '`hasattr(m, "missing")` on the deprecating module'),
     ("other x", "`o.x`: another module's read while `m` deprecates"),
-    ("other miss", '`hasattr(o, "missing")`: another module\'s miss while `m` deprecates'),
+    (
+        "other miss",
+        '`hasattr(o, "missing")`: another module\'s miss while `m` deprecates',
+    ),
 )
 
 
-def summary_markdown(results: list[dict[str, Any]]) -> str:
-    """The summary section: per read, each setup's multiple of a plain read on each interpreter."""
+def summary_markdown(
+    results: list[dict[str, Any]], before: list[dict[str, Any]] | None = None
+) -> str:
+    """The summary section: per read, each setup's multiple of a plain read on each interpreter.
+
+    *before*: results of an earlier pep726hook on the same interpreters, for a
+    table of both side by side.
+    """
     labels = [result["label"] for result in results]
     table_head = ["| | " + " | ".join(labels) + " |", "|---|" + "---|" * len(labels)]
     lines = [
@@ -745,7 +799,54 @@ def summary_markdown(results: list[dict[str, Any]]) -> str:
         *_import_rows(results),
         "",
     ]
+    if before:
+        commits = {result.get("pep726hook_commit") or "" for result in before}
+        lines += [
+            "### Before and after",
+            "",
+            "The same multiples of a plain read (callgrind), measured with pep726hook at",
+            "commit " + ", ".join(f"`{commit[:12]}`" for commit in sorted(commits) if commit),
+            "(a deprecating module was a `ModuleType` subclass with a data descriptor per",
+            "deprecated name), then as above: before → after, native engine.",
+            "",
+            *table_head,
+            *_before_after_rows(results, before),
+            "",
+        ]
     return "\n".join(lines)
+
+
+BEFORE_AFTER_ROWS = (
+    ("attribute/native/x", "`m.x`, `deprecate_attribute()`"),
+    ("marker/native/x", "`m.x`, `deprecated()` + `enable()`"),
+    ("thousand/native/x", "`m.x`, a thousand names"),
+    ("attribute/native/Old", "`m.Old`, `deprecate_attribute()`"),
+    ("marker/native/Old", "`m.Old`, `deprecated()` + `enable()`"),
+    ("attribute/native/miss", '`hasattr(m, "missing")`, `deprecate_attribute()`'),
+    ("attribute/native/other x", "`o.x` while `m` deprecates"),
+    ("attribute/native/other miss", '`hasattr(o, "missing")` while `m` deprecates'),
+    (
+        "thousand/native/other miss",
+        '`hasattr(o, "missing")` while a thousand names are deprecated',
+    ),
+)
+
+
+def _before_after_rows(results: list[dict[str, Any]], before: list[dict[str, Any]]) -> list[str]:
+    earlier = {result["label"]: result for result in before}
+    rows = []
+    for case, name in BEFORE_AFTER_ROWS:
+        cells = []
+        for result in results:
+            old = earlier.get(result["label"])
+            figures = [
+                _ratio(found["counts"].get(case), found["counts"].get(base_case(case)))
+                for found in (old, result)
+                if found is not None
+            ]
+            cells.append(" → ".join(f"{figure}x" for figure in figures if figure))
+        rows.append(f"| {name} | " + " | ".join(cells) + " |")
+    return rows
 
 
 def _read_rows(results: list[dict[str, Any]], read: str) -> list[str]:
@@ -837,18 +938,27 @@ def write_section(text: str, path: str, section: str = SECTION) -> None:
     print(f"wrote the section {section!r} of {path}")
 
 
-def render(paths: list[str]) -> None:
+def _load_results(paths: list[str]) -> list[dict[str, Any]]:
+    import json
+
     results = []
     for path in paths:
         with open(path, encoding="utf-8") as file:
             results.append(json.load(file))
     results.sort(key=lambda r: [int(p) for p in r["label"].split()[-1].split(".") if p.isdigit()])
+    return results
+
+
+def render(paths: list[str], before: list[str] | None = None) -> None:
+    results = _load_results(paths)
     page = os.path.join(ROOT, "docs", "benchmarks.md")
-    write_section(summary_markdown(results), page, SUMMARY_SECTION)
+    write_section(summary_markdown(results, _load_results(before or [])), page, SUMMARY_SECTION)
     write_section(markdown(results), page)
 
 
 def main() -> None:
+    import argparse
+
     if {"--run", "--callgrind", "--inspect", "--render"} & set(sys.argv[1:]):
         parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
         parser.add_argument("--run", action="store_true")
@@ -858,10 +968,16 @@ def main() -> None:
         parser.add_argument("--inspect", action="store_true")
         parser.add_argument("--json-out")
         parser.add_argument("--render", nargs="+", metavar="RESULTS_JSON")
+        parser.add_argument(
+            "--before",
+            nargs="+",
+            metavar="RESULTS_JSON",
+            help="--render: earlier results",
+        )
         parser.add_argument("--only", default="", help="comma-separated case prefixes")
         args = parser.parse_args()
         if args.render:
-            render(args.render)
+            render(args.render, args.before)
         elif args.run:
             run_here(args.out, args.commit, args.only)
         elif args.inspect:

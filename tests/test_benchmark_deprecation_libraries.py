@@ -115,6 +115,22 @@ def test_the_summary_gives_multiples_of_a_plain_read_and_times_per_interpreter(
     assert "| `ModuleType` version tag after the thousand names | 0, none left |" in summary
 
 
+def test_earlier_figures_stand_beside_the_same_interpreters_figures(bench: ModuleType) -> None:
+    earlier = dict(
+        RESULT,
+        pep726hook_commit="8722263000000000000000000000000000000000",
+        counts=dict(RESULT["counts"], **{"attribute/native/x": 540.0}),
+    )
+    summary = bench.summary_markdown([RESULT], [earlier])
+    assert "commit `872226300000`" in summary
+    assert "| `m.x`, `deprecate_attribute()` | 5.40x → 1.03x |" in summary
+    assert '| `hasattr(o, "missing")` while `m` deprecates | 3.00x → 3.00x |' in summary
+
+
+def test_without_earlier_figures_there_is_no_before_and_after_table(bench: ModuleType) -> None:
+    assert "Before and after" not in bench.summary_markdown([RESULT])
+
+
 def test_the_plain_module_has_no_reads_of_another_module(bench: ModuleType) -> None:
     plain = [case for case in bench.cases("plain/") if case.startswith("plain/")]
     assert plain == ["plain/x", "plain/Old", "plain/miss"]
