@@ -698,6 +698,9 @@ def markdown(results: list[dict[str, Any]]) -> str:
         "cancelled out), side by side in one run; `x/plain`: the ratio to the same read",
         "of the plain module (for `Old`, its ordinary `Old`). Times come from a shared",
         "2-core machine under load; the instruction counts are the steadier measure.",
+        "They do not vary between runs of one process, but a process that imported a",
+        "library can pay a few instructions more per loop iteration than the plain",
+        "module's process: compare `x` with `other x` of the same setup too.",
         "",
     ]
     for result in results:
@@ -709,6 +712,8 @@ def markdown(results: list[dict[str, Any]]) -> str:
             f"{pins}" + (f"; pep726hook at commit `{commit[:12]}`" if commit else "") + ".",
             "",
         ]
+        if "note" in result:
+            lines += [result["note"], ""]
         lines += [
             "| case | ns per read | x/plain (time) | instructions per read | x/plain (instructions) |",
             "|---|---|---|---|---|",
@@ -811,6 +816,17 @@ def summary_markdown(
             "",
             *table_head,
             *_before_after_rows(results, before),
+            "",
+            *[
+                f"- {found['label']}, before: {found['note']}"
+                for found in before
+                if "note" in found
+            ],
+            *[
+                f"- {found['label']}, after: {found['note']}"
+                for found in results
+                if "note" in found
+            ],
             "",
         ]
     return "\n".join(lines)
