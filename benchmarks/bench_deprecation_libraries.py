@@ -941,8 +941,13 @@ def _cell(figure: str, seconds: float | None) -> str:
     return ", ".join(part for part in (figure, time) if part)
 
 
-def write_section(text: str, path: str, section: str = SECTION) -> None:
-    """Replace (or append) the section *section* of the markdown file at *path* with *text*."""
+def write_section(
+    text: str, path: str, section: str = SECTION, ahead_of: str | None = None
+) -> None:
+    """Replace the section *section* of the markdown file at *path* with *text*.
+
+    A page without it gets it just before the section *ahead_of*, or at its end.
+    """
     with open(path, encoding="utf-8") as file:
         page = file.read()
     heading = f"## {section}\n"
@@ -953,6 +958,9 @@ def write_section(text: str, path: str, section: str = SECTION) -> None:
         page = (
             page[:start] + text.rstrip("\n") + "\n" + ("\n" + page[end:] if following >= 0 else "")
         )
+    elif ahead_of is not None and f"\n## {ahead_of}\n" in page:
+        start = page.index(f"\n## {ahead_of}\n") + 1
+        page = page[:start] + text.rstrip("\n") + "\n\n" + page[start:]
     else:
         page = page.rstrip("\n") + "\n\n" + text.rstrip("\n") + "\n"
     with open(path, "w", encoding="utf-8") as file:
@@ -974,7 +982,8 @@ def _load_results(paths: list[str]) -> list[dict[str, Any]]:
 def render(paths: list[str], before: list[str] | None = None) -> None:
     results = _load_results(paths)
     page = os.path.join(ROOT, "docs", "benchmarks.md")
-    write_section(summary_markdown(results, _load_results(before or [])), page, SUMMARY_SECTION)
+    summary = summary_markdown(results, _load_results(before or []))
+    write_section(summary, page, SUMMARY_SECTION, ahead_of=SECTION)
     write_section(markdown(results), page)
 
 

@@ -205,3 +205,19 @@ def test_the_inspection_of_pep726hooks_own_forms_runs(tmp_path: Path) -> None:
     for found in facts.values():
         assert found["module_type"]
         assert "exact_module_type" in found
+
+
+def test_the_summary_goes_just_before_the_detailed_tables(
+    bench: ModuleType, tmp_path: Path
+) -> None:
+    page = tmp_path / "benchmarks.md"
+    page.write_text(f"# Benchmarks\n\n## {bench.SECTION}\n\ntables\n", encoding="utf-8")
+    bench.write_section(
+        f"## {bench.SUMMARY_SECTION}\n\nsummary\n",
+        str(page),
+        bench.SUMMARY_SECTION,
+        ahead_of=bench.SECTION,
+    )
+    assert page.read_text(encoding="utf-8") == (
+        f"# Benchmarks\n\n## {bench.SUMMARY_SECTION}\n\nsummary\n\n## {bench.SECTION}\n\ntables\n"
+    )
