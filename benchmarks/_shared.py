@@ -93,20 +93,7 @@ def module_reader(attribute: str, reads_per_loop: int) -> Callable[[int, Any], f
     The module is a local of the function, so each read is the LOAD_ATTR of a
     module object that the specialiser sees, as in a library's caller.
     """
-    import time
-
-    reads = "".join(f"        module.{attribute}\n" for _ in range(reads_per_loop))
-    source = (
-        "def read(loops, module):\n"
-        "    start = perf_counter()\n"
-        "    for _ in range(loops):\n"
-        f"{reads}"
-        "    return perf_counter() - start\n"
-    )
-    namespace: dict[str, Any] = {"perf_counter": time.perf_counter}
-    exec(source, namespace)
-    read: Callable[[int, Any], float] = namespace["read"]
-    return read
+    return module_statement_reader(f"module.{attribute}", reads_per_loop)
 
 
 def module_miss_reader(name: str, reads_per_loop: int) -> Callable[[int, Any], float]:
@@ -116,14 +103,23 @@ def module_miss_reader(name: str, reads_per_loop: int) -> Callable[[int, Any], f
     CPython suppresses (or, before 3.12 and through a Python ``__getattr__``,
     makes and then clears).
     """
+    return module_statement_reader(f"hasattr(module, {name!r})", reads_per_loop)
+
+
+def module_statement_reader(statement: str, per_loop: int) -> Callable[[int, Any], float]:
+    """A function ``read(loops, module)`` timing *loops* x *per_loop* runs of *statement*.
+
+    The statement is written out *per_loop* times in the loop's body, so that
+    the loop's own instructions are shared among them.
+    """
     import time
 
-    reads = "".join(f"        hasattr(module, {name!r})\n" for _ in range(reads_per_loop))
+    body = "".join(f"        {statement}\n" for _ in range(per_loop))
     source = (
         "def read(loops, module):\n"
         "    start = perf_counter()\n"
         "    for _ in range(loops):\n"
-        f"{reads}"
+        f"{body}"
         "    return perf_counter() - start\n"
     )
     namespace: dict[str, Any] = {"perf_counter": time.perf_counter}
