@@ -265,6 +265,172 @@ def reload_of_a_deprecating_module(modules: Modules) -> None:
         assert module.Other == [1]
 
 
+OWN_READERS = """
+import pep726hook
+
+class Old:
+    pass
+
+def before():
+    return Old
+
+def make_closure():
+    def inner():
+        return Old
+    return inner
+
+closure_before = make_closure()
+
+class Holder:
+    def method(self):
+        return Old
+
+def generator():
+    yield Old
+
+def rebind(value):
+    globals()["Old"] = value
+
+def builtin_reader():
+    return refleak_builtin
+"""
+
+
+@scenario
+def a_module_deprecated_after_its_import_moves_at_once(modules: Modules) -> None:
+    with quiet_warnings(), modules.imported("refleak_after", OWN_READERS) as module:
+        old = module.Old
+        pep726hook.deprecate_attribute(module, "Old", "Old is deprecated")
+        assert "Old" not in vars(module)
+        assert module.Old is old and module.before() is old
+        assert module.closure_before() is old and module.Holder().method() is old
+        assert next(module.generator()) is old
+        assert "Old" in dir(module)
+        module.Old = [2]  # a store through the module ends the deprecation
+        assert module.before() == [2]
+        pep726hook.deprecate_attribute(module, "Old", "Old is deprecated again")
+        assert module.Old == [2]
+        del module.Old  # so does a deletion
+        with pytest.raises(NameError):
+            module.before()
+
+
+@scenario
+def a_module_deprecated_during_its_import_moves_at_the_first_read(modules: Modules) -> None:
+    source = OWN_READERS + 'pep726hook.deprecate_attribute(__name__, "Old", "Old is deprecated")\n'
+    with quiet_warnings(), modules.imported("refleak_during", source) as module:
+        module.__name__  # noqa: B018  (the first read moves the names, rebinding the functions)
+        old = module.Old
+        assert module.before() is old and module.closure_before() is old
+        assert module.make_closure()() is old and module.Holder().method() is old
+        assert next(module.generator()) is old
+        assert eval("Old", vars(module)) is old
+        module.Old = None
+        assert module.before() is None
+
+
+@scenario
+def reload_of_a_moved_module(modules: Modules) -> None:
+    source = OWN_READERS + 'pep726hook.deprecate_attribute(__name__, "Old", "Old is deprecated")\n'
+    with quiet_warnings(), modules.imported("refleak_reloaded_moved", source) as module:
+        module.__name__  # noqa: B018
+        first = module.Old
+        reloaded = importlib.reload(module)
+        reloaded.__name__  # noqa: B018
+        assert reloaded.Old is not first and reloaded.before() is reloaded.Old
+        importlib.reload(reloaded)  # reloaded again before any read
+        assert reloaded.closure_before() is reloaded.Old
+
+
+@scenario
+def builtins_changed_while_a_module_deprecates(modules: Modules) -> None:
+    import builtins
+
+    source = OWN_READERS + 'pep726hook.deprecate_attribute(__name__, "Old", "Old is deprecated")\n'
+    with quiet_warnings(), modules.imported("refleak_mirrored", source) as module:
+        module.__name__  # noqa: B018
+        setattr(builtins, "refleak_builtin", [1])
+        try:
+            assert module.builtin_reader() == [1]
+            setattr(builtins, "refleak_builtin", [2])  # replaced
+            assert module.builtin_reader() == [2]
+            setattr(builtins, "Old", "a builtin")  # never over a deprecated name
+            assert module.before() is module.Old
+            delattr(builtins, "Old")
+        finally:
+            delattr(builtins, "refleak_builtin")
+        with pytest.raises(NameError):
+            module.builtin_reader()
+        if sys.version_info >= (3, 12):  # a dict watcher sees direct writes
+            vars(builtins)["refleak_builtin"] = (3,)
+            try:
+                assert module.builtin_reader() == (3,)
+            finally:
+                del vars(builtins)["refleak_builtin"]
+            with pytest.raises(NameError):
+                module.builtin_reader()
+
+
+@scenario
+def a_name_rebound_by_the_modules_own_code(modules: Modules) -> None:
+    if sys.version_info < (3, 12):
+        return  # before 3.12 the rebinding ends the deprecation, covered above
+    source = OWN_READERS + 'pep726hook.deprecate_attribute(__name__, "Old", "Old is deprecated")\n'
+    with quiet_warnings(), modules.imported("refleak_rebound", source) as module:
+        module.__name__  # noqa: B018
+        module.rebind([4])
+        sum(range(10))  # a few bytecodes: the move back runs between two of them
+        assert module.before() == [4]
+        assert module.Old == [4]
+        module.rebind([5])
+        sum(range(10))
+        del module.Old
+
+
+LAZY = """
+import pep726hook
+
+Kept = 1
+pep726hook.deprecate_attribute(__name__, "sub", "sub is deprecated")
+pep726hook.deprecate_attribute(__name__, "made", "made is deprecated", factory=lambda: {"made": 1})
+
+def reads_made():
+    return made
+"""
+
+
+@scenario
+def lazy_deprecations_read_after_the_move(modules: Modules) -> None:
+    modules.write("refleak_lazy.sub", "VALUE = 1\n")
+    with quiet_warnings(), modules.imported("refleak_lazy.__init__", LAZY) as module:
+        assert module.Kept == 1  # moves the names
+        assert "sub" in dir(module) and "made" in dir(module)
+        assert module.sub.VALUE == 1
+        assert module.made == {"made": 1}
+        assert module.made == {"made": 1}
+        assert module.reads_made() == {"made": 1}
+        import refleak_lazy.sub  # noqa: F401
+
+
+@scenario
+def a_deprecating_module_that_dies(modules: Modules) -> None:
+    module = made_module("refleak_dying", "Old = [1]\ndef reads():\n    return Old\n")
+    try:
+        pep726hook.deprecate_attribute(module, "Old", "Old is deprecated")
+        with quiet_warnings():
+            assert module.Old == [1]
+    finally:
+        del sys.modules["refleak_dying"]
+    del module
+    gc.collect()  # the weak table forgets the module
+    with quiet_warnings(), modules.imported("refleak_dying_imported", OWN_READERS) as imported:
+        pep726hook.deprecate_attribute(imported, "Old", "Old is deprecated")
+        reads = imported.before
+    del imported
+    gc.collect()
+    assert isinstance(reads(), type)  # its private builtins live on with the function
+
+
 @scenario
 def install_and_uninstall(modules: Modules) -> None:
     hooked = HOOKED.replace("pep726hook.enable(__name__)", "")
