@@ -291,6 +291,15 @@ def generator():
 def rebind(value):
     globals()["Old"] = value
 
+def rebind_twice(first, second):
+    # No bytecode in between checks for pending calls: the first move back
+    # finds the name bound to another value, the second finds none.
+    namespace = globals()
+    namespace["Old"] = first
+    namespace["Old"] = second
+    namespace["Old"] = first
+    del namespace["Old"]
+
 def builtin_reader():
     return refleak_builtin
 """
@@ -382,7 +391,10 @@ def a_name_rebound_by_the_modules_own_code(modules: Modules) -> None:
         sum(range(10))  # a few bytecodes: the move back runs between two of them
         assert module.before() == [4]
         assert module.Old == [4]
-        module.rebind([5])
+        module.rebind_twice([5], [6])
+        sum(range(10))
+        assert module.Old == [4]
+        module.rebind([7])
         sum(range(10))
         del module.Old
 
