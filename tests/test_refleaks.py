@@ -26,6 +26,7 @@ import re
 import sys
 import textwrap
 import types
+import typing
 import warnings
 from pathlib import Path
 from typing import Callable, Iterator
@@ -302,6 +303,9 @@ def rebind_twice(first, second):
 
 def builtin_reader():
     return refleak_builtin
+
+def annotated(x: "Old") -> "Old":
+    return x
 """
 
 
@@ -334,6 +338,8 @@ def a_module_deprecated_during_its_import_moves_at_the_first_read(modules: Modul
         assert module.make_closure()() is old and module.Holder().method() is old
         assert next(module.generator()) is old
         assert eval("Old", vars(module)) is old
+        # From 3.14 a string annotation is resolved through the builtins module.
+        assert typing.get_type_hints(module.annotated) == {"x": old, "return": old}
         module.Old = None
         assert module.before() is None
 
