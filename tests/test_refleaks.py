@@ -450,6 +450,18 @@ def a_deprecating_module_that_dies(modules: Modules) -> None:
 
 
 @scenario
+def an_import_that_fails_after_its_deprecations(modules: Modules) -> None:
+    source = (
+        OWN_READERS
+        + 'pep726hook.deprecate_attribute(__name__, "Old", "Old is deprecated")\n'
+        + 'raise ImportError("the import fails")\n'
+    )
+    with pytest.raises(ImportError), modules.imported("refleak_failing", source):
+        pass
+    gc.collect()
+
+
+@scenario
 def install_and_uninstall(modules: Modules) -> None:
     hooked = HOOKED.replace("pep726hook.enable(__name__)", "")
     with pep726hook.install("native"), modules.imported("refleak_installed", hooked) as module:
