@@ -33,6 +33,7 @@ from typing import Callable, Iterator
 
 import pytest
 from _venv import ENGINES
+from test_native_moved_deprecations import OWN_CODE as MOVED_OWN_CODE
 
 import pep726hook
 
@@ -266,39 +267,25 @@ def reload_of_a_deprecating_module(modules: Modules) -> None:
         assert module.Other == [1]
 
 
-OWN_READERS = """
-import pep726hook
-
-class Old:
-    pass
-
-def before():
-    return Old
-
-def make_closure():
-    def inner():
-        return Old
-    return inner
-
-closure_before = make_closure()
-
-class Holder:
-    def method(self):
-        return Old
-
-def generator():
-    yield Old
-
+# The moved-deprecation tests' module (functions of every kind made before
+# its deprecation call and after it), and functions that rebind the name and
+# read a builtin.
+DEPRECATION_CALL = 'pep726hook.deprecate_attribute(__name__, "Old", "Old is deprecated")\n'
+OWN_CODE_EXTRAS = """
 def rebind(value):
     globals()["Old"] = value
 
+# No bytecode in between checks for pending calls: the first move back
+# finds the name bound to another value, the second moves it.
 def rebind_twice(first, second):
-    # No bytecode in between checks for pending calls: the first move back
-    # finds the name bound to another value, the second finds none.
     namespace = globals()
     namespace["Old"] = first
     namespace["Old"] = second
-    namespace["Old"] = first
+
+# The move back finds the name gone.
+def rebind_and_delete(value):
+    namespace = globals()
+    namespace["Old"] = value
     del namespace["Old"]
 
 def builtin_reader():
@@ -307,11 +294,16 @@ def builtin_reader():
 def annotated(x: "Old") -> "Old":
     return x
 """
+assert DEPRECATION_CALL in MOVED_OWN_CODE
+# Deprecated during its import (the names move at the first read through it).
+DEPRECATING_OWN_CODE = MOVED_OWN_CODE + OWN_CODE_EXTRAS
+# Deprecated by the caller after its import (the names move at once).
+OWN_CODE = MOVED_OWN_CODE.replace(DEPRECATION_CALL, "") + OWN_CODE_EXTRAS
 
 
 @scenario
 def a_module_deprecated_after_its_import_moves_at_once(modules: Modules) -> None:
-    with quiet_warnings(), modules.imported("refleak_after", OWN_READERS) as module:
+    with quiet_warnings(), modules.imported("refleak_after", OWN_CODE) as module:
         old = module.Old
         pep726hook.deprecate_attribute(module, "Old", "Old is deprecated")
         assert "Old" not in vars(module)
@@ -330,7 +322,7 @@ def a_module_deprecated_after_its_import_moves_at_once(modules: Modules) -> None
 
 @scenario
 def a_module_deprecated_during_its_import_moves_at_the_first_read(modules: Modules) -> None:
-    source = OWN_READERS + 'pep726hook.deprecate_attribute(__name__, "Old", "Old is deprecated")\n'
+    source = DEPRECATING_OWN_CODE
     with quiet_warnings(), modules.imported("refleak_during", source) as module:
         module.__name__  # noqa: B018  (the first read moves the names, rebinding the functions)
         old = module.Old
@@ -346,7 +338,7 @@ def a_module_deprecated_during_its_import_moves_at_the_first_read(modules: Modul
 
 @scenario
 def reload_of_a_moved_module(modules: Modules) -> None:
-    source = OWN_READERS + 'pep726hook.deprecate_attribute(__name__, "Old", "Old is deprecated")\n'
+    source = DEPRECATING_OWN_CODE
     with quiet_warnings(), modules.imported("refleak_reloaded_moved", source) as module:
         module.__name__  # noqa: B018
         first = module.Old
@@ -361,7 +353,7 @@ def reload_of_a_moved_module(modules: Modules) -> None:
 def builtins_changed_while_a_module_deprecates(modules: Modules) -> None:
     import builtins
 
-    source = OWN_READERS + 'pep726hook.deprecate_attribute(__name__, "Old", "Old is deprecated")\n'
+    source = DEPRECATING_OWN_CODE
     with quiet_warnings(), modules.imported("refleak_mirrored", source) as module:
         module.__name__  # noqa: B018
         setattr(builtins, "refleak_builtin", [1])
@@ -389,8 +381,8 @@ def builtins_changed_while_a_module_deprecates(modules: Modules) -> None:
 @scenario
 def a_name_rebound_by_the_modules_own_code(modules: Modules) -> None:
     if sys.version_info < (3, 12):
-        return  # before 3.12 the rebinding ends the deprecation, covered above
-    source = OWN_READERS + 'pep726hook.deprecate_attribute(__name__, "Old", "Old is deprecated")\n'
+        return  # no namespace watcher: the rebinding ends the deprecation silently
+    source = DEPRECATING_OWN_CODE
     with quiet_warnings(), modules.imported("refleak_rebound", source) as module:
         module.__name__  # noqa: B018
         module.rebind([4])
@@ -399,8 +391,11 @@ def a_name_rebound_by_the_modules_own_code(modules: Modules) -> None:
         assert module.Old == [4]
         module.rebind_twice([5], [6])
         sum(range(10))
-        assert module.Old == [4]
-        module.rebind([7])
+        assert module.Old == [6] and "Old" not in vars(module)
+        module.rebind_and_delete([7])
+        sum(range(10))
+        assert module.Old == [6]
+        module.rebind([8])
         sum(range(10))
         del module.Old
 
@@ -441,7 +436,7 @@ def a_deprecating_module_that_dies(modules: Modules) -> None:
         del sys.modules["refleak_dying"]
     del module
     gc.collect()  # the weak table forgets the module
-    with quiet_warnings(), modules.imported("refleak_dying_imported", OWN_READERS) as imported:
+    with quiet_warnings(), modules.imported("refleak_dying_imported", OWN_CODE) as imported:
         pep726hook.deprecate_attribute(imported, "Old", "Old is deprecated")
         reads = imported.before
     del imported
@@ -451,11 +446,7 @@ def a_deprecating_module_that_dies(modules: Modules) -> None:
 
 @scenario
 def an_import_that_fails_after_its_deprecations(modules: Modules) -> None:
-    source = (
-        OWN_READERS
-        + 'pep726hook.deprecate_attribute(__name__, "Old", "Old is deprecated")\n'
-        + 'raise ImportError("the import fails")\n'
-    )
+    source = DEPRECATING_OWN_CODE + 'raise ImportError("the import fails")\n'
     with pytest.raises(ImportError), modules.imported("refleak_failing", source):
         pass
     gc.collect()
