@@ -26,12 +26,14 @@ import re
 import sys
 import textwrap
 import types
+import typing
 import warnings
 from pathlib import Path
 from typing import Callable, Iterator
 
 import pytest
 from _venv import ENGINES
+from test_native_moved_deprecations import OWN_CODE as MOVED_OWN_CODE
 
 import pep726hook
 
@@ -263,6 +265,191 @@ def reload_of_a_deprecating_module(modules: Modules) -> None:
         importlib.reload(module)
         assert module.Old is module.New
         assert module.Other == [1]
+
+
+# The moved-deprecation tests' module (functions of every kind made before
+# its deprecation call and after it), and functions that rebind the name and
+# read a builtin.
+DEPRECATION_CALL = 'pep726hook.deprecate_attribute(__name__, "Old", "Old is deprecated")\n'
+OWN_CODE_EXTRAS = """
+def rebind(value):
+    globals()["Old"] = value
+
+# No bytecode in between checks for pending calls: the first move back
+# finds the name bound to another value, the second moves it.
+def rebind_twice(first, second):
+    namespace = globals()
+    namespace["Old"] = first
+    namespace["Old"] = second
+
+# The move back finds the name gone.
+def rebind_and_delete(value):
+    namespace = globals()
+    namespace["Old"] = value
+    del namespace["Old"]
+
+def builtin_reader():
+    return refleak_builtin
+
+def annotated(x: "Old") -> "Old":
+    return x
+"""
+assert DEPRECATION_CALL in MOVED_OWN_CODE
+# Deprecated during its import (the names move at the first read through it).
+DEPRECATING_OWN_CODE = MOVED_OWN_CODE + OWN_CODE_EXTRAS
+# Deprecated by the caller after its import (the names move at once).
+OWN_CODE = MOVED_OWN_CODE.replace(DEPRECATION_CALL, "") + OWN_CODE_EXTRAS
+
+
+@scenario
+def a_module_deprecated_after_its_import_moves_at_once(modules: Modules) -> None:
+    with quiet_warnings(), modules.imported("refleak_after", OWN_CODE) as module:
+        old = module.Old
+        pep726hook.deprecate_attribute(module, "Old", "Old is deprecated")
+        assert "Old" not in vars(module)
+        assert module.Old is old and module.before() is old
+        assert module.closure_before() is old and module.Holder().method() is old
+        assert next(module.generator()) is old
+        assert "Old" in dir(module)
+        module.Old = [2]  # a store through the module ends the deprecation
+        assert module.before() == [2]
+        pep726hook.deprecate_attribute(module, "Old", "Old is deprecated again")
+        assert module.Old == [2]
+        del module.Old  # so does a deletion
+        with pytest.raises(NameError):
+            module.before()
+
+
+@scenario
+def a_module_deprecated_during_its_import_moves_at_the_first_read(modules: Modules) -> None:
+    source = DEPRECATING_OWN_CODE
+    with quiet_warnings(), modules.imported("refleak_during", source) as module:
+        module.__name__  # noqa: B018  (the first read moves the names, rebinding the functions)
+        old = module.Old
+        assert module.before() is old and module.closure_before() is old
+        assert module.make_closure()() is old and module.Holder().method() is old
+        assert next(module.generator()) is old
+        assert eval("Old", vars(module)) is old
+        # From 3.14 a string annotation is resolved through the builtins module.
+        assert typing.get_type_hints(module.annotated) == {"x": old, "return": old}
+        module.Old = None
+        assert module.before() is None
+
+
+@scenario
+def reload_of_a_moved_module(modules: Modules) -> None:
+    source = DEPRECATING_OWN_CODE
+    with quiet_warnings(), modules.imported("refleak_reloaded_moved", source) as module:
+        module.__name__  # noqa: B018
+        first = module.Old
+        reloaded = importlib.reload(module)
+        reloaded.__name__  # noqa: B018
+        assert reloaded.Old is not first and reloaded.before() is reloaded.Old
+        importlib.reload(reloaded)  # reloaded again before any read
+        assert reloaded.closure_before() is reloaded.Old
+
+
+@scenario
+def builtins_changed_while_a_module_deprecates(modules: Modules) -> None:
+    import builtins
+
+    source = DEPRECATING_OWN_CODE
+    with quiet_warnings(), modules.imported("refleak_mirrored", source) as module:
+        module.__name__  # noqa: B018
+        setattr(builtins, "refleak_builtin", [1])
+        try:
+            assert module.builtin_reader() == [1]
+            setattr(builtins, "refleak_builtin", [2])  # replaced
+            assert module.builtin_reader() == [2]
+            setattr(builtins, "Old", "a builtin")  # never over a deprecated name
+            assert module.before() is module.Old
+            delattr(builtins, "Old")
+        finally:
+            delattr(builtins, "refleak_builtin")
+        with pytest.raises(NameError):
+            module.builtin_reader()
+        if sys.version_info >= (3, 12):  # a dict watcher sees direct writes
+            vars(builtins)["refleak_builtin"] = (3,)
+            try:
+                assert module.builtin_reader() == (3,)
+            finally:
+                del vars(builtins)["refleak_builtin"]
+            with pytest.raises(NameError):
+                module.builtin_reader()
+
+
+@scenario
+def a_name_rebound_by_the_modules_own_code(modules: Modules) -> None:
+    if sys.version_info < (3, 12):
+        return  # no namespace watcher: the rebinding ends the deprecation silently
+    source = DEPRECATING_OWN_CODE
+    with quiet_warnings(), modules.imported("refleak_rebound", source) as module:
+        module.__name__  # noqa: B018
+        module.rebind([4])
+        sum(range(10))  # a few bytecodes: the move back runs between two of them
+        assert module.before() == [4]
+        assert module.Old == [4]
+        module.rebind_twice([5], [6])
+        sum(range(10))
+        assert module.Old == [6] and "Old" not in vars(module)
+        module.rebind_and_delete([7])
+        sum(range(10))
+        assert module.Old == [6]
+        module.rebind([8])
+        sum(range(10))
+        del module.Old
+
+
+LAZY = """
+import pep726hook
+
+Kept = 1
+pep726hook.deprecate_attribute(__name__, "sub", "sub is deprecated")
+pep726hook.deprecate_attribute(__name__, "made", "made is deprecated", factory=lambda: {"made": 1})
+
+def reads_made():
+    return made
+"""
+
+
+@scenario
+def lazy_deprecations_read_after_the_move(modules: Modules) -> None:
+    modules.write("refleak_lazy.sub", "VALUE = 1\n")
+    with quiet_warnings(), modules.imported("refleak_lazy.__init__", LAZY) as module:
+        assert module.Kept == 1  # moves the names
+        assert "sub" in dir(module) and "made" in dir(module)
+        assert module.sub.VALUE == 1
+        assert module.made == {"made": 1}
+        assert module.made == {"made": 1}
+        assert module.reads_made() == {"made": 1}
+        import refleak_lazy.sub  # noqa: F401
+
+
+@scenario
+def a_deprecating_module_that_dies(modules: Modules) -> None:
+    module = made_module("refleak_dying", "Old = [1]\ndef reads():\n    return Old\n")
+    try:
+        pep726hook.deprecate_attribute(module, "Old", "Old is deprecated")
+        with quiet_warnings():
+            assert module.Old == [1]
+    finally:
+        del sys.modules["refleak_dying"]
+    del module
+    gc.collect()  # the weak table forgets the module
+    with quiet_warnings(), modules.imported("refleak_dying_imported", OWN_CODE) as imported:
+        pep726hook.deprecate_attribute(imported, "Old", "Old is deprecated")
+        reads = imported.before
+    del imported
+    gc.collect()
+    assert isinstance(reads(), type)  # its private builtins live on with the function
+
+
+@scenario
+def an_import_that_fails_after_its_deprecations(modules: Modules) -> None:
+    source = DEPRECATING_OWN_CODE + 'raise ImportError("the import fails")\n'
+    with pytest.raises(ImportError), modules.imported("refleak_failing", source):
+        pass
+    gc.collect()
 
 
 @scenario
