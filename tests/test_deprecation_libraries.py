@@ -796,6 +796,58 @@ def test_a_reader_sees_the_old_or_the_new_value_while_a_deprecated_name_is_store
         assert isinstance(module.value, int)
 
 
+@pytest.mark.usefixtures("route")
+def test_a_failed_deletion_beside_a_store_of_a_deprecated_name_keeps_the_stored_value(
+    load: Callable[..., Any],
+) -> None:
+    # The deletion starts first and fails after the store's hook has stored;
+    # the store ends the deprecation after that.  Events order the two
+    # threads; the waits' timeouts only bound a broken run.
+    module = load(
+        "import threading\n"
+        "deleting = threading.Event()\n"
+        "stored = threading.Event()\n"
+        "deletion_failed = threading.Event()\n"
+        "def __setattr__(name, value):\n"
+        "    globals()[name] = value\n"
+        "    stored.set()\n"
+        "    deletion_failed.wait(30)\n"
+        "def __delattr__(name):\n"
+        "    deleting.set()\n"
+        "    stored.wait(30)\n"
+        "    raise RuntimeError('refused')\n"
+        "import pep726hook\n"
+        "pep726hook.enable(__name__)\n"
+        "value = 'old'\n",
+        name="faildelmod",
+    )
+    pep726hook.deprecate_attribute(module, "value", "value is deprecated")
+    namespace = vars(module)
+
+    def fail_to_delete() -> None:
+        try:
+            with contextlib.suppress(RuntimeError):
+                del module.value
+        finally:
+            namespace["deletion_failed"].set()
+
+    deleter = threading.Thread(target=fail_to_delete)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        deleter.start()
+        try:
+            assert namespace["deleting"].wait(30)
+            module.value = "new"
+        finally:
+            namespace["stored"].set()
+            join_or_fail([deleter])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert module.value == "new"
+    assert caught == []
+    assert own_value(module, "value") == "new"
+
+
 @pytest.mark.usefixtures("route", "busy_switching")
 def test_a_reader_sees_the_value_or_its_absence_while_a_deprecated_name_is_deleted(
     load: Callable[..., Any],

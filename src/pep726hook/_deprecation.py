@@ -727,6 +727,10 @@ def _sync_served(module: ModuleType) -> None:
 
 _ABSENT: "Any" = object()
 
+# (id(module), name) -> how many stores or deletions of that moved deprecated
+# name through its module run now, in any thread (under the install lock).
+_stores_running: "dict[tuple[int, str], int]" = {}
+
 
 def _store_moved(module: ModuleType, name: str, value: object = _ABSENT) -> None:
     """The patched slot's call for a store or deletion of a moved deprecated name.
@@ -767,21 +771,27 @@ def _store_moved(module: ModuleType, name: str, value: object = _ABSENT) -> None
     namespace = _namespace(module)
     interpreter = _interpreter_builtins()
     native = _native()
+    key = (id(module), name)
     # The name goes back into the namespace for the store (the module's
     # hooks see it there, as before the move): not a rebinding to undo.
+    with _state.lock:
+        _count_running_store(key, 1)
     native.set_storing(module, True)
     try:
         with _state.lock:
-            had_value = name in private
-            if had_value:
+            if name in private:
                 namespace[name] = private[name]
                 _restore_builtin(private, interpreter, name)
         try:
             native.store_through_hooks(module, name, *(() if value is _ABSENT else (value,)))
         except BaseException:
             with _state.lock:
+                # Only the last store of the name still running moves it
+                # back: another one's hooks may have stored a new value,
+                # and a successful one ends the deprecation, which a value
+                # moved out of the namespace under it would lose.
                 if (
-                    had_value
+                    _stores_running[key] == 1
                     and table is not None
                     and table.get(name) is entry
                     and name in namespace
@@ -796,7 +806,18 @@ def _store_moved(module: ModuleType, name: str, value: object = _ABSENT) -> None
                 del table[name]
             _sync_served(module)
     finally:
+        with _state.lock:
+            _count_running_store(key, -1)
         native.set_storing(module, False)
+
+
+def _count_running_store(key: "tuple[int, str]", step: int) -> None:
+    # Under the install lock.
+    running = _stores_running.get(key, 0) + step
+    if running:
+        _stores_running[key] = running
+    else:
+        del _stores_running[key]
 
 
 def _restore_builtin(private: "dict[str, Any]", interpreter: "dict[str, Any]", name: str) -> None:
