@@ -737,7 +737,8 @@ def _store_moved(module: ModuleType, name: str, value: object = _ABSENT) -> None
 
     As before the move: warn at the line that stored (or deleted), then store
     through the module's hooks with the name back in the namespace, then end
-    the deprecation; a failing store leaves it as it was.  The import system
+    the deprecation; a failing store leaves it as it was (the last one of the
+    name running moves the value back out).  The import system
     binding a lazily deprecated submodule on its package neither warns nor
     ends it: the submodule goes into the private builtins.  A
     ``deprecated()`` marker deprecates the name anew.
