@@ -362,11 +362,6 @@ def test_reload_keeps_markers_assigned_after_enable(load: Callable[..., Any]) ->
     assert [str(w.message) for w in caught] == ["After is deprecated", "Old is deprecated"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=ValueError,
-    reason="deprecate_attribute(factory=...) refuses the name the first run of the body bound",
-)
 @pytest.mark.usefixtures("route")
 def test_reload_keeps_a_deprecation_with_a_factory_for_a_name_bound_later(
     load: Callable[..., Any],
@@ -384,15 +379,65 @@ def test_reload_keeps_a_deprecation_with_a_factory_for_a_name_bound_later(
         "    pass\n"
     )
     load(source, name="latemod")
-    refused = _reload_refused("latemod")
-    if refused is not None:
-        # Raised here, with no frame that holds the module: it must die with the test.
-        raise ValueError(refused)
+    assert _reload_refused("latemod") is None
     module = sys.modules["latemod"]
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        assert module.Hashed is vars(module)["Hashed"]
-    assert [str(w.message) for w in caught] == ["Hashed is deprecated"]
+        assert module.Hashed is own_value(module, "Hashed")
+        assert isinstance(module.Hashed, type)
+    assert [str(w.message) for w in caught] == ["Hashed is deprecated"] * 2
+
+
+@pytest.mark.usefixtures("route")
+def test_reload_replaces_the_factory_and_message_of_a_lazy_deprecation(
+    load: Callable[..., Any],
+) -> None:
+    # The first run's factory loaded the value; the second run's call names
+    # a new message and factory, as a repeated deprecation does.
+    source = (
+        "import pep726hook\n"
+        "import itertools\n"
+        "_runs = globals().setdefault('_runs', itertools.count(1))\n"
+        "_run = next(_runs)\n"
+        "pep726hook.deprecate_attribute(__name__, 'made', f'made is deprecated ({_run})',\n"
+        "                               factory=lambda run=_run: f'made by run {run}')\n"
+    )
+    module = load(source, name="refactmod")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert module.made == "made by run 1"
+        assert _reload_refused("refactmod") is None
+        # The value the first run's factory stored stays.
+        assert module.made == "made by run 1"
+        assert own_value(module, "made") == "made by run 1"
+        del module.made
+        assert _reload_refused("refactmod") is None
+        assert module.made == "made by run 3"
+    assert [str(w.message) for w in caught] == [
+        "made is deprecated (1)",
+        "made is deprecated (2)",
+        "made is deprecated (2)",
+        "made is deprecated (3)",
+    ]
+
+
+@pytest.mark.usefixtures("route")
+def test_reload_deprecates_again_a_name_whose_deprecation_by_factory_ended(
+    load: Callable[..., Any],
+) -> None:
+    source = (
+        "import pep726hook\n"
+        "pep726hook.deprecate_attribute(__name__, 'made', 'made is deprecated',\n"
+        "                               factory=lambda: 'made')\n"
+    )
+    module = load(source, name="endfactmod")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        module.made = "stored"
+        assert _reload_refused("endfactmod") is None
+        assert module.made == "stored"
+    assert own_value(module, "made") == "stored"
+    assert [str(w.message) for w in caught] == ["made is deprecated"] * 2
 
 
 def _reload_refused(name: str) -> str | None:
@@ -749,6 +794,58 @@ def test_a_reader_sees_the_old_or_the_new_value_while_a_deprecated_name_is_store
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         assert isinstance(module.value, int)
+
+
+@pytest.mark.usefixtures("route")
+def test_a_failed_deletion_beside_a_store_of_a_deprecated_name_keeps_the_stored_value(
+    load: Callable[..., Any],
+) -> None:
+    # The deletion starts first and fails after the store's hook has stored;
+    # the store ends the deprecation after that.  Events order the two
+    # threads; the waits' timeouts only bound a broken run.
+    module = load(
+        "import threading\n"
+        "deleting = threading.Event()\n"
+        "stored = threading.Event()\n"
+        "deletion_failed = threading.Event()\n"
+        "def __setattr__(name, value):\n"
+        "    globals()[name] = value\n"
+        "    stored.set()\n"
+        "    deletion_failed.wait(30)\n"
+        "def __delattr__(name):\n"
+        "    deleting.set()\n"
+        "    stored.wait(30)\n"
+        "    raise RuntimeError('refused')\n"
+        "import pep726hook\n"
+        "pep726hook.enable(__name__)\n"
+        "value = 'old'\n",
+        name="faildelmod",
+    )
+    pep726hook.deprecate_attribute(module, "value", "value is deprecated")
+    namespace = vars(module)
+
+    def fail_to_delete() -> None:
+        try:
+            with contextlib.suppress(RuntimeError):
+                del module.value
+        finally:
+            namespace["deletion_failed"].set()
+
+    deleter = threading.Thread(target=fail_to_delete)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        deleter.start()
+        try:
+            assert namespace["deleting"].wait(30)
+            module.value = "new"
+        finally:
+            namespace["stored"].set()
+            join_or_fail([deleter])
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert module.value == "new"
+    assert caught == []
+    assert own_value(module, "value") == "new"
 
 
 @pytest.mark.usefixtures("route", "busy_switching")

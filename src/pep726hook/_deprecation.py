@@ -172,14 +172,17 @@ def deprecate_attribute(
       from the read, nothing is stored, and the next read tries again.
 
     Deprecating a name that is already deprecated replaces its message,
-    category and *warn*.  *category* and *warn* are as for
+    category and *warn* (and its factory, with *factory*; a value it has
+    stays).  *category* and *warn* are as for
     :func:`pep726hook.deprecated`.  *module* is a module object or a name in
     ``sys.modules``.
 
     Raises TypeError for a bad argument type (a *factory* that is not
     callable), ValueError for a name not in ``sys.modules``, an empty
     message, a dunder *name* (the interpreter reads those itself) or a
-    *factory* for a name that has a value, AttributeError when *name* is
+    *factory* for a name that has a value and no deprecation (but for a body
+    that ``importlib.reload()`` runs again, whose first run bound it),
+    AttributeError when *name* is
     neither in the namespace, nor an importable submodule, nor given a
     *factory*.  On any error nothing has changed.
     """
@@ -199,14 +202,20 @@ def deprecate_attribute(
     existing = None if table is None else table.get(name)
     # A moved module's deprecated value lives in its private builtins.
     present = name in namespace or name in _moved_values(target)
-    if factory is not None and (present or existing is not None):
+    if factory is not None and present and existing is None and not _body_runs_again(target):
         raise ValueError(
-            f"{caller}: module {namespace.get('__name__')!r} already has a value or a "
-            f"deprecation for {name!r}; a factory is only for a name without one"
+            f"{caller}: module {namespace.get('__name__')!r} already has a value for "
+            f"{name!r}; a factory is only for a name without one"
         )
     if existing is not None:
-        # Replaced whole, under the install lock.
-        replaced = Deprecation(message, category, warn, existing.load, existing.submodule)
+        # Replaced whole, under the install lock.  A factory replaces the
+        # entry's, as its message does: importlib.reload() runs a body that
+        # deprecated a name lazily again, with the name deprecated (and
+        # perhaps loaded) by the first run; a loaded value stays.
+        load, submodule = (
+            (existing.load, existing.submodule) if factory is None else (factory, None)
+        )
+        replaced = Deprecation(message, category, warn, load, submodule)
         with _state.lock:
             if table is not None:
                 table[name] = replaced
@@ -214,7 +223,10 @@ def deprecate_attribute(
             _move_again(target)
         return
     if present:
-        entry = Deprecation(message, category, warn)
+        # With a factory, a body that importlib.reload() runs again after the
+        # deprecation ended: the value stays, and the factory serves the name
+        # if it is deleted from the namespace by the module's own code.
+        entry = Deprecation(message, category, warn, factory)
     elif factory is not None:
         entry = Deprecation(message, category, warn, factory)
     else:
@@ -511,11 +523,7 @@ def _import_ended(module: ModuleType) -> bool:
         code_name = frame.f_code.co_name
         if frame.f_globals is namespace and code_name == "<module>":
             return frame.f_builtins is private
-        if (
-            code_name == "_exec"
-            and frame.f_globals.get("__name__") in _IMPORT_SYSTEM
-            and frame.f_locals.get("module") is module
-        ):
+        if _reloads(frame, module):
             # importlib.reload() is about to run the body again.
             return False
         frame = frame.f_back
@@ -524,6 +532,28 @@ def _import_ended(module: ModuleType) -> bool:
         return getattr(spec, "_initializing", False) is not True
     except Exception:
         return False
+
+
+def _reloads(frame: "Any", module: ModuleType) -> bool:
+    # importlib.reload(module)'s frame that runs (or is about to run) its body again.
+    return (
+        frame.f_code.co_name == "_exec"
+        and frame.f_globals.get("__name__") in _IMPORT_SYSTEM
+        and frame.f_locals.get("module") is module
+    )
+
+
+def _body_runs_again(module: ModuleType) -> bool:
+    """Tell whether ``importlib.reload()`` runs *module*'s body again on this thread.
+
+    The namespace then still holds what the first run bound.
+    """
+    frame: Any = sys._getframe(1)
+    while frame is not None:
+        if _reloads(frame, module):
+            return True
+        frame = frame.f_back
+    return False
 
 
 def _rebind_functions() -> None:
@@ -697,13 +727,18 @@ def _sync_served(module: ModuleType) -> None:
 
 _ABSENT: "Any" = object()
 
+# (id(module), name) -> how many stores or deletions of that moved deprecated
+# name through its module run now, in any thread (under the install lock).
+_stores_running: "dict[tuple[int, str], int]" = {}
+
 
 def _store_moved(module: ModuleType, name: str, value: object = _ABSENT) -> None:
     """The patched slot's call for a store or deletion of a moved deprecated name.
 
     As before the move: warn at the line that stored (or deleted), then store
     through the module's hooks with the name back in the namespace, then end
-    the deprecation; a failing store leaves it as it was.  The import system
+    the deprecation; a failing store leaves it as it was (the last one of the
+    name running moves the value back out).  The import system
     binding a lazily deprecated submodule on its package neither warns nor
     ends it: the submodule goes into the private builtins.  A
     ``deprecated()`` marker deprecates the name anew.
@@ -737,21 +772,27 @@ def _store_moved(module: ModuleType, name: str, value: object = _ABSENT) -> None
     namespace = _namespace(module)
     interpreter = _interpreter_builtins()
     native = _native()
+    key = (id(module), name)
     # The name goes back into the namespace for the store (the module's
     # hooks see it there, as before the move): not a rebinding to undo.
+    with _state.lock:
+        _count_running_store(key, 1)
     native.set_storing(module, True)
     try:
         with _state.lock:
-            had_value = name in private
-            if had_value:
+            if name in private:
                 namespace[name] = private[name]
                 _restore_builtin(private, interpreter, name)
         try:
             native.store_through_hooks(module, name, *(() if value is _ABSENT else (value,)))
         except BaseException:
             with _state.lock:
+                # Only the last store of the name still running moves it
+                # back: another one's hooks may have stored a new value,
+                # and a successful one ends the deprecation, which a value
+                # moved out of the namespace under it would lose.
                 if (
-                    had_value
+                    _stores_running[key] == 1
                     and table is not None
                     and table.get(name) is entry
                     and name in namespace
@@ -766,7 +807,18 @@ def _store_moved(module: ModuleType, name: str, value: object = _ABSENT) -> None
                 del table[name]
             _sync_served(module)
     finally:
+        with _state.lock:
+            _count_running_store(key, -1)
         native.set_storing(module, False)
+
+
+def _count_running_store(key: "tuple[int, str]", step: int) -> None:
+    # Under the install lock.
+    running = _stores_running.get(key, 0) + step
+    if running:
+        _stores_running[key] = running
+    else:
+        del _stores_running[key]
 
 
 def _restore_builtin(private: "dict[str, Any]", interpreter: "dict[str, Any]", name: str) -> None:
