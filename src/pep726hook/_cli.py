@@ -101,6 +101,7 @@ options:
   -h, --help  show this help and exit
 """
 
+
 def _glued(text: str) -> str:
     import re
 
