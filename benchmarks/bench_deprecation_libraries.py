@@ -537,13 +537,20 @@ print(json.dumps(bench.inspect_group(sys.argv[1], {modules!r})))
 """
 
 
-def _module_type_version() -> int | None:
-    """``types.ModuleType``'s type version tag (0: none), where ``_testcapi`` can tell (3.12+)."""
+def _testcapi() -> Any:
+    """CPython's ``_testcapi``, or None (PyPy's builds it from a C file it may not ship)."""
+    if sys.implementation.name != "cpython":
+        return None
     try:
         import _testcapi
     except ImportError:
         return None
-    get_version = getattr(_testcapi, "type_get_version", None)
+    return _testcapi
+
+
+def _module_type_version() -> int | None:
+    """``types.ModuleType``'s type version tag (0: none), where ``_testcapi`` can tell (3.12+)."""
+    get_version = getattr(_testcapi(), "type_get_version", None)
     return None if get_version is None else int(get_version(type(sys)))
 
 
@@ -570,13 +577,11 @@ def inspect_group(group: str, modules: str) -> dict[str, Any]:
     facts["module_type"] = type(module).__module__ + "." + type(module).__qualname__
     facts["exact_module_type"] = type(module) is types.ModuleType
     facts["module_type_version_after"] = _module_type_version()
-    try:
-        import _testcapi
-
-        # Whether ModuleType can still get a tag (CPython caps the versions a type may use).
-        facts["module_type_version_assignable"] = bool(_testcapi.type_assign_version(type(sys)))
-    except (ImportError, AttributeError):
-        facts["module_type_version_assignable"] = None
+    # Whether ModuleType can still get a tag (CPython caps the versions a type may use).
+    assign_version = getattr(_testcapi(), "type_assign_version", None)
+    facts["module_type_version_assignable"] = (
+        None if assign_version is None else bool(assign_version(type(sys)))
+    )
     return facts
 
 
