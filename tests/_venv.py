@@ -512,6 +512,25 @@ def collect_garbage() -> None:
         gc.collect()
 
 
+@contextlib.contextmanager
+def no_pypy_jit() -> Iterator[None]:
+    """Keep PyPy's JIT from compiling traces in the block; elsewhere do nothing.
+
+    A trace keeps alive the objects it guards on (a module read in a warm
+    loop, the classes pep726hook composes), past the test that made them.
+    """
+    try:
+        import pypyjit  # type: ignore[import-not-found]
+    except ImportError:
+        yield
+        return
+    pypyjit.set_param("off")
+    try:
+        yield
+    finally:
+        pypyjit.set_param("default")
+
+
 def modules_are_immortal() -> bool:
     """Tell whether a module object made now would outlive its last reference."""
     probe = types.ModuleType("pep726hook_mortality_probe")

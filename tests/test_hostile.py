@@ -29,6 +29,7 @@ from _venv import (
     WriteModule,
     collect_garbage,
     join_or_fail,
+    no_pypy_jit,
     run_fresh_python,
 )
 
@@ -373,16 +374,8 @@ def classes_are_freed() -> Iterator[None]:
     collect_garbage()
     if control() is not None:
         pytest.skip("this interpreter does not free classes without pep726hook either")
-    try:
-        import pypyjit  # type: ignore[import-not-found]
-    except ImportError:
+    with no_pypy_jit():
         yield
-        return
-    pypyjit.set_param("off")
-    try:
-        yield
-    finally:
-        pypyjit.set_param("default")
 
 
 @pytest.mark.usefixtures("classes_are_freed")
