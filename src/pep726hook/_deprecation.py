@@ -180,8 +180,8 @@ def deprecate_attribute(
     Raises TypeError for a bad argument type (a *factory* that is not
     callable), ValueError for a name not in ``sys.modules``, an empty
     message, a dunder *name* (the interpreter reads those itself) or a
-    *factory* for a name that has a value and no deprecation (but for a body
-    that ``importlib.reload()`` runs again, whose first run bound it),
+    *factory* for a name that has a value or a deprecation (but for a body
+    that ``importlib.reload()`` runs again, whose first run made them),
     AttributeError when *name* is
     neither in the namespace, nor an importable submodule, nor given a
     *factory*.  On any error nothing has changed.
@@ -202,10 +202,10 @@ def deprecate_attribute(
     existing = None if table is None else table.get(name)
     # A moved module's deprecated value lives in its private builtins.
     present = name in namespace or name in _moved_values(target)
-    if factory is not None and present and existing is None and not _body_runs_again(target):
+    if factory is not None and (present or existing is not None) and not _body_runs_again(target):
         raise ValueError(
-            f"{caller}: module {namespace.get('__name__')!r} already has a value for "
-            f"{name!r}; a factory is only for a name without one"
+            f"{caller}: module {namespace.get('__name__')!r} already has a value or a "
+            f"deprecation for {name!r}; a factory is only for a name without one"
         )
     if existing is not None:
         # Replaced whole, under the install lock.  A factory replaces the
