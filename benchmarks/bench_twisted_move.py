@@ -89,20 +89,21 @@ def worker(mode: str, batched: bool) -> dict[str, Any]:
     the passes and moves timed; ``inspect``: each pass's modules and tracked
     objects, and which modules deprecated names.
     """
-    from pep726hook import _deprecation
+    from pep726hook._deprecations import _deprecating
 
     record: dict[str, Any] = {"passes": [], "moves": [], "pass_seconds": 0.0, "move_seconds": 0.0}
     _instrument(mode, record)
     if mode == "none":
         return record
-    move_if_ended = _deprecation.move_if_ended
+    # The conversion of a module's markers moves its names once its import has ended.
+    move_if_ended = _deprecating.move_if_ended
     if batched:
-        _deprecation.move_if_ended = lambda module: None
+        _deprecating.move_if_ended = lambda module: None
     started = time.perf_counter()
     for name in IMPORTS:
         importlib.import_module(name)
     if batched:
-        _deprecation.move_if_ended = move_if_ended
+        _deprecating.move_if_ended = move_if_ended
         for name in READS:
             move_if_ended(sys.modules[name])
     with warnings.catch_warnings():
@@ -120,10 +121,10 @@ def _instrument(mode: str, record: dict[str, Any]) -> None:
     """Wrap what *mode* measures; the wrappers write into *record*."""
     import pep726hook
     import pep726hook._native as native
-    from pep726hook import _deprecation
+    from pep726hook._deprecations import _classes, _entries, _moved
 
     rebind = native.rebind_builtins
-    move = _deprecation._move
+    move = _moved._move
     if mode == "noop":
         native.rebind_builtins = lambda namespaces, privates, interpreter: 0
     elif mode == "time":
@@ -143,7 +144,7 @@ def _instrument(mode: str, record: dict[str, Any]) -> None:
                 record["move_seconds"] += time.perf_counter() - started
 
         native.rebind_builtins = timed_rebind
-        _deprecation._move = timed_move
+        _moved._move = timed_move
     elif mode == "inspect":
         deprecate = pep726hook.deprecate_attribute
         deprecating: list[str] = []
@@ -151,7 +152,7 @@ def _instrument(mode: str, record: dict[str, Any]) -> None:
 
         def noted_deprecate(module: Any, name: str, *args: Any, **kwargs: Any) -> Any:
             # Not module.__name__: a read through the module would be counted.
-            deprecating.append(_deprecation._namespace(module)["__name__"])
+            deprecating.append(_entries.namespace(module)["__name__"])
             return deprecate(module, name, *args, **kwargs)
 
         def inspected_rebind(namespaces: Any, privates: Any, interpreter: Any) -> int:
@@ -162,7 +163,7 @@ def _instrument(mode: str, record: dict[str, Any]) -> None:
             return rebound
 
         def noted_move(module: Any, names: Any = None) -> None:
-            record["moves"].append(_deprecation._namespace(module)["__name__"])
+            record["moves"].append(_entries.namespace(module)["__name__"])
             move(module, names)
 
         def counted_read(module: Any) -> None:
@@ -170,11 +171,12 @@ def _instrument(mode: str, record: dict[str, Any]) -> None:
             record["waiting_reads"] = record.get("waiting_reads", 0) + 1
             convert(module)
 
-        convert = _deprecation.convert_pending_markers
+        # What the pending-markers class's reads call first.
+        convert = _classes._convert_pending_markers
         pep726hook.deprecate_attribute = noted_deprecate
         native.rebind_builtins = inspected_rebind
-        _deprecation._move = noted_move
-        _deprecation.convert_pending_markers = counted_read
+        _moved._move = noted_move
+        _classes._convert_pending_markers = counted_read
 
 
 def _environment() -> dict[str, str]:

@@ -31,7 +31,7 @@ from _venv import (
 )
 
 import pep726hook
-from pep726hook import _composition, _deprecation
+from pep726hook._deprecations import _classes, _entries
 
 MESSAGE = "depmod.Old is deprecated; use depmod.New"
 
@@ -109,7 +109,7 @@ def test_the_value_stays_in_the_namespace_and_other_names_read_plainly(
 ) -> None:
     module = load()
     assert own_value(module, "Old") is own_value(module, "New") and own_value(module, "Gone") == 42
-    table = _deprecation.deprecations_of(module) or {}
+    table = _entries.deprecations_of(module) or {}
     assert {name: (e.message, e.category) for name, e in table.items()} == {
         "Old": (MESSAGE, DeprecationWarning),
         "Gone": ("depmod.Gone is deprecated", FutureWarning),
@@ -130,7 +130,7 @@ def test_both_engines_give_a_deprecating_module_the_same_kind_of_class(
     assert cls is not types.ModuleType and isinstance(module, types.ModuleType)
     assert sys.modules["depmod"] is module
     assert "__getattr__" in vars(cls.__mro__[0]) or hasattr(cls, "__getattr__")
-    assert isinstance(inspect.getattr_static(module, "Old"), _composition.DeprecatedName)
+    assert isinstance(inspect.getattr_static(module, "Old"), _classes.DeprecatedName)
     if route == "native" and sys.version_info[:2] != (3, 11):
         from pep726hook import _native
 
@@ -276,7 +276,7 @@ def test_a_store_warns_ends_the_deprecation_and_stores(
         ("depmod.Gone is deprecated", __file__),
     ]
     assert caught[0].lineno == line
-    assert _deprecation.deprecations_of(module) == {}
+    assert _entries.deprecations_of(module) == {}
     assert own_value(module, "Old") == "new value"
 
 
@@ -294,7 +294,7 @@ def test_a_delete_warns_and_deletes_the_name(route: str, load: Callable[..., Any
     ]
     assert caught[0].lineno == line
     assert not hasattr(module, "Old") and "Old" not in vars(module)
-    assert _deprecation.deprecations_of(module) == {}
+    assert _entries.deprecations_of(module) == {}
     with pytest.raises(AttributeError):
         del module.Old
 
@@ -316,12 +316,12 @@ def test_a_failing_store_leaves_the_deprecation_in_place(
     route: str, load: Callable[..., Any]
 ) -> None:
     module = load(HOOKED_LIBRARY)
-    table = dict(_deprecation.deprecations_of(module) or {})
+    table = dict(_entries.deprecations_of(module) or {})
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         with pytest.raises(ValueError, match="refused by the hook"):
             module.Old = "refused"
-        assert _deprecation.deprecations_of(module) == table
+        assert _entries.deprecations_of(module) == table
         assert own_value(module, "Old") is module.New
         assert module.Old is module.New
     assert len(caught) == 2  # the store, then the read
@@ -331,12 +331,12 @@ def test_a_failing_delete_leaves_the_deprecation_and_namespace_as_they_were(
     route: str, load: Callable[..., Any]
 ) -> None:
     module = load(HOOKED_LIBRARY)
-    table = dict(_deprecation.deprecations_of(module) or {})
+    table = dict(_entries.deprecations_of(module) or {})
     with warnings.catch_warnings(record=True):
         warnings.simplefilter("always")
         with pytest.raises(ValueError, match="refused by the hook"):
             del module.Gone
-        assert _deprecation.deprecations_of(module) == table
+        assert _entries.deprecations_of(module) == table
         assert own_value(module, "Gone") == 42
         assert module.Gone == 42
     assert module.log == [("del", "Gone")]
@@ -426,7 +426,7 @@ def test_enable_without_deprecations_never_loads_the_deprecation_module(engine_n
         sys.modules["lib"] = module
         import pep726hook
         pep726hook.enable("lib")
-        print(pep726hook.engine(module), "pep726hook._deprecation" in sys.modules)
+        print(pep726hook.engine(module), "pep726hook._deprecations" in sys.modules)
     """
     result = subprocess.run(
         [sys.executable, "-c", textwrap.dedent(code)],
@@ -477,7 +477,7 @@ def test_deprecate_attribute_refuses_a_missing_name_and_changes_nothing(
     with pytest.raises(ValueError, match="message must not be empty"):
         pep726hook.deprecate_attribute(module, "value", "")
     assert own_value(module, "value") == 3
-    assert _deprecation.deprecations_of(module) is None
+    assert _entries.deprecations_of(module) is None
     assert not pep726hook.is_upgraded(module) or pep726hook.is_installed()
 
 
@@ -486,10 +486,10 @@ def test_deprecate_attribute_puts_the_value_back_when_opting_in_fails(
 ) -> None:
     module = load("value = 3\n", name="twisted_like")
 
-    def failing(_module: object) -> None:
+    def failing(_module: object, _fast_getattr: object = None) -> None:
         raise RuntimeError("opting in failed")
 
-    monkeypatch.setattr("pep726hook._enable.enable", failing)
+    monkeypatch.setattr("pep726hook._deprecations._api.opt_in", failing)
     with pytest.raises(RuntimeError, match="opting in failed"):
         pep726hook.deprecate_attribute(module, "value", "gone")
     assert own_value(module, "value") == 3
@@ -603,11 +603,11 @@ def test_a_dead_modules_table_is_forgotten(
 ) -> None:
     module = load()
     key = id(module)
-    assert key in _deprecation._tables
+    assert key in _entries._tables
     del module
     sys.modules.pop("depmod")
     collect_garbage()
-    assert key not in _deprecation._tables
+    assert key not in _entries._tables
 
 
 def test_threads_reading_and_storing_deprecated_names(
@@ -645,7 +645,7 @@ def test_threads_reading_and_storing_deprecated_names(
         join_or_fail(threads)
     assert errors == []
     assert all(getattr(module, name) == "stored" for name in names)
-    assert set(_deprecation.deprecations_of(module) or {}) == {"Old", "Gone"}
+    assert set(_entries.deprecations_of(module) or {}) == {"Old", "Gone"}
 
 
 # -- the module's class, reload, pickle ----------------------------------------------------
@@ -713,7 +713,7 @@ def test_moduletype_setattr_called_directly_skips_the_deprecating_class_under_bo
         types.ModuleType.__setattr__(module, "Old", "direct")
     assert caught == []
     assert own_value(module, "Old") == "direct"
-    assert "Old" in (_deprecation.deprecations_of(module) or {})
+    assert "Old" in (_entries.deprecations_of(module) or {})
 
 
 # -- the module's own code sees the name ------------------------------------------------
@@ -866,7 +866,7 @@ def test_a_submodule_not_imported_yet_is_found_but_not_run(
             (__file__, line, "lazypkg.sub is deprecated"),
             (__file__, line + 2, "lazypkg.sub is deprecated"),
         ]
-        assert "sub" in (_deprecation.deprecations_of(package) or {})
+        assert "sub" in (_entries.deprecations_of(package) or {})
     finally:
         _forget_submodule()
 
@@ -883,7 +883,7 @@ def test_import_of_a_lazily_deprecated_submodule_binds_it_without_warning(
 
             assert own_value(package, "sub") is sys.modules["lazypkg.sub"]
         assert caught == []
-        assert "sub" in (_deprecation.deprecations_of(package) or {})
+        assert "sub" in (_entries.deprecations_of(package) or {})
         here = inspect.currentframe()
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
@@ -950,7 +950,7 @@ def test_lazy_deprecations_refuse_bad_input_and_change_nothing(
         pep726hook.deprecate_attribute(module, "nope", "m", factory=3)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="a factory is only for a name without one"):
         pep726hook.deprecate_attribute(module, "x", "m", factory=lambda: 2)
-    assert _deprecation.deprecations_of(module) is None
+    assert _entries.deprecations_of(module) is None
     assert own_value(module, "x") == 1
 
 
@@ -1047,7 +1047,7 @@ def test_a_deprecating_class_that_cannot_be_made_leaves_the_module_as_it_was(
         with pytest.raises(RuntimeError, match="no subclasses"):
             pep726hook.deprecate_attribute(module, "Old", "Old is deprecated")
         assert type(module) is RefusingModule
-        assert "Old" not in (_deprecation.deprecations_of(module) or {})
+        assert "Old" not in (_entries.deprecations_of(module) or {})
         assert own_value(module, "Old") == 1
         with warnings.catch_warnings():
             warnings.simplefilter("error")

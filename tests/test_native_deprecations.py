@@ -23,6 +23,7 @@ from _venv import WriteModule
 
 import pep726hook
 from pep726hook import _native_engine
+from pep726hook._deprecations import _entries
 
 pytestmark = pytest.mark.skipif(
     "native" not in pep726hook.available_engines(),
@@ -91,7 +92,7 @@ def test_hooks_are_called_once_per_store_and_deletion_under_the_deprecating_clas
     ]
     assert [str(w.message) for w in caught] == ["Old is deprecated"]
     assert [w.filename for w in caught] == [__file__]
-    assert "Old" not in (pep726hook._deprecation.deprecations_of(module) or {})
+    assert "Old" not in (_entries.deprecations_of(module) or {})
 
 
 def test_a_store_through_moduletypes_own_setattr_on_the_moved_module_warns_and_ends_it(

@@ -62,9 +62,9 @@ _SOURCES = {
     "uninstall": "_install",
     "upgrade": "_install",
     "enable": "_enable",
-    "DeprecatedValue": "_deprecation",
-    "deprecate_attribute": "_deprecation",
-    "deprecated": "_deprecation",
+    "DeprecatedValue": "_deprecations._api",
+    "deprecate_attribute": "_deprecations._api",
+    "deprecated": "_deprecations._api",
     "ScanFinding": "_scan",
     "ScanRelated": "_scan",
     "ScanResult": "_scan",
@@ -195,7 +195,7 @@ def _after_fork_in_child() -> None:
 
 
 if TYPE_CHECKING:
-    from ._deprecation import DeprecatedValue, deprecate_attribute, deprecated
+    from ._deprecations._api import DeprecatedValue, deprecate_attribute, deprecated
     from ._enable import enable
     from ._engines import EngineUnavailableError, available_engines
     from ._install import (

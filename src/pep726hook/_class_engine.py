@@ -12,6 +12,11 @@ namespace defines a hook.
 Pickle finds these classes here: ``HookAwareModule`` as ``module``, the
 opted-in one as ``pep726hook._enable.module``, and a composed class under a
 name that this module's ``__getattr__`` resolves.
+
+For the deprecations package (:mod:`._deprecations`) it offers opted-in
+classes made with further mixins of its own, subclasses of
+``OptedInModule`` (:func:`add_opted_in_mixin`, :func:`give_opted_in_class_with`),
+and calls back only what that package registers.
 """
 
 import _thread
@@ -23,15 +28,13 @@ from ._composition import (
     base_of_composition,
     class_for_pickled_name,
     composed_class,
-    deprecating_mixin,
     hook_aware_mixin,
     lasting_class,
-    pending_markers_mixin,
     register_mixin,
     set_class_bypassing_hooks,
     stored_composition,
 )
-from ._state import deprecation_table_of, is_module, renew_in_child
+from ._state import is_module, renew_in_child
 
 # typing is not imported at run time: this module loads during start-up.
 TYPE_CHECKING = False
@@ -39,19 +42,14 @@ if TYPE_CHECKING:
     from types import ModuleType
     from typing import Any, Callable, Iterable
 
-    # Made on first use (_opt_in_classes), found by pickle through __getattr__.
+    # Made on first use (opted_in_mixin), found by pickle through __getattr__.
     OptedInModule: type
-    DeprecatingModule: type
-    deprecating_module: type
-    PendingMarkersModule: type
-    pending_markers_module: type
 else:
     ModuleType = type(sys)
 
 # Named here too: the runner asks whether __main__ defines a hook.
 defines_hooks = _composition.defines_hooks
 _ENABLE_MODULE = __name__.rpartition(".")[0] + "._enable"
-_DEPRECATION_MODULE = __name__.rpartition(".")[0] + "._deprecation"
 
 # The functions first: the classes' __setattr__ calls them for a __class__ store.
 
@@ -96,7 +94,7 @@ def opted_in_class_for(base: type) -> type:
     per base while in use; a class the process-wide hook composed is replaced
     by one composed from its original class.
     """
-    return _class_for(base, _opt_in_classes()[0], original_class_of)
+    return _class_for(base, opted_in_mixin(), original_class_of)
 
 
 def composed_opted_in_class_for(base: type) -> "type | None":
@@ -104,48 +102,34 @@ def composed_opted_in_class_for(base: type) -> "type | None":
 
     Runs no user code, so it may be called under the install lock.
     """
-    return _class_composed_now(base, _opt_in_classes()[0], original_class_of)
+    return _class_composed_now(base, opted_in_mixin(), original_class_of)
 
 
-def deprecating_class_for(base: type) -> type:
-    """Return the class for an opted-in module with deprecated names whose class is *base*.
+def opted_in_class_with(base: type, mixin: type) -> type:
+    """Return the class for an opted-in module whose class is *base*, made with *mixin*.
 
-    ``class X(X, DeprecatingModule)`` for a ``ModuleType`` subclass ``X``, made
-    once per base while in use; a class composed with either of the other
-    mixins is replaced by one composed from its original class.
+    *mixin* is one of :func:`add_opted_in_mixin`'s.  ``class X(X, mixin)``
+    for a ``ModuleType`` subclass ``X``, made once per base while in use; a
+    class composed with any other opted-in mixin is replaced by one composed
+    from its original class.
     """
-    return _class_for(base, _opt_in_classes()[1], original_of_opted_in)
+    return _class_for(base, mixin, original_of_opted_in)
 
 
-def composed_deprecating_class_for(base: type) -> "type | None":
-    """Return :func:`deprecating_class_for` *base* if it needs no composing now, else None.
+def composed_opted_in_class_with(base: type, mixin: type) -> "type | None":
+    """Return :func:`opted_in_class_with` *base* if it needs no composing now, else None.
 
     Runs no user code, so it may be called under the install lock.
     """
-    return _class_composed_now(base, _opt_in_classes()[1], original_of_opted_in)
+    return _class_composed_now(base, mixin, original_of_opted_in)
 
 
 def original_of_opted_in(cls: type) -> type:
     """Return the class *cls* was composed from with any of pep726hook's mixins, else *cls*."""
     # Each class is composed from the module's own class with one mixin.
-    for mixin in _opt_in_classes():
+    for mixin in (opted_in_mixin(), *_added_mixins):
         cls = base_of_composition(cls, mixin)
     return original_class_of(cls)
-
-
-def pending_markers_class_for(base: type) -> type:
-    """Return the class for a module whose body made ``deprecated()`` markers after ``enable()``.
-
-    The deprecating class with a ``__getattribute__`` that first turns the
-    markers in the namespace into deprecations (which gives the module the
-    deprecating class itself): no read through the module returns a marker.
-    """
-    return _class_for(base, _opt_in_classes()[2], original_of_opted_in)
-
-
-def composed_pending_markers_class_for(base: type) -> "type | None":
-    """Return :func:`pending_markers_class_for` *base* if it needs no composing now, else None."""
-    return _class_composed_now(base, _opt_in_classes()[2], original_of_opted_in)
 
 
 def _class_for(base: type, mixin: type, original_of: "Callable[[type], type]") -> type:
@@ -158,35 +142,38 @@ def _class_composed_now(
     base: type, mixin: type, original_of: "Callable[[type], type]"
 ) -> "type | None":
     # What _class_for() returns when it needs no composing (no user code runs).
-    # The pending-markers class is a deprecating class, but not the one to keep.
-    pending = _opt_in_classes()[2]
-    if issubclass(base, mixin) and (mixin is pending or not issubclass(base, pending)):
+    # A passing mixin's class is a subclass of another mixin's, but not the
+    # one to keep.
+    if issubclass(base, mixin) and (
+        mixin in _passing_mixins
+        or not any(issubclass(base, passing) for passing in _passing_mixins)
+    ):
         return base
     original = original_of(base)
     return mixin if original is ModuleType else stored_composition(original, mixin)
 
 
 def _opted_in_class_for_module(base: type, module: ModuleType) -> type:
-    # A module with deprecated names keeps the class that serves their reads.
-    if deprecation_table_of(module) is not None:
-        return deprecating_class_for(base)
+    # A module that a kept mixin's test picks keeps that mixin's class.
+    for mixin, keeps in _kept_mixins:
+        if keeps(module):
+            return opted_in_class_with(base, mixin)
     return opted_in_class_for(base)
 
 
-def give_deprecating_class(module: ModuleType) -> "Callable[[], object] | None":
-    """Give *module* the class that serves its deprecated names, under either engine.
+def give_opted_in_class_with(module: ModuleType, mixin: type) -> "Callable[[], object] | None":
+    """Give *module* :func:`opted_in_class_with` its class and *mixin*, under either engine.
 
-    ``class X(X, DeprecatingModule)`` for a module of class ``X``.  Returns
-    None once the module has it, or the composing to do without the install
-    lock (lock rule 1) before calling again, whose result the caller keeps
-    alive until then (the cache is weak).  Runs no user code itself.
+    ``class X(X, mixin)`` for a module of class ``X``.  Returns None once the
+    module has it, or the composing to do without the install lock (lock
+    rule 1) before calling again, whose result the caller keeps alive until
+    then (the cache is weak).  Runs no user code itself.
     """
-    return _give_class(module, composed_deprecating_class_for, deprecating_class_for)
-
-
-def give_pending_markers_class(module: ModuleType) -> "Callable[[], object] | None":
-    """Give *module* :func:`pending_markers_class_for` its class, as :func:`give_deprecating_class`."""
-    return _give_class(module, composed_pending_markers_class_for, pending_markers_class_for)
+    return _give_class(
+        module,
+        lambda base: composed_opted_in_class_with(base, mixin),
+        lambda base: opted_in_class_with(base, mixin),
+    )
 
 
 def _give_class(
@@ -205,11 +192,6 @@ def _give_class(
     return None
 
 
-def deprecating_mixin_class() -> type:
-    """Return ``DeprecatingModule``, which holds the descriptors of deprecated names."""
-    return _opt_in_classes()[1]
-
-
 HookAwareModule = hook_aware_mixin(
     __name__,
     "A module type whose stores and deletions call the module's own hooks (PEP 726).",
@@ -219,10 +201,16 @@ HookAwareModule = hook_aware_mixin(
 # module (pickle.dumps(type(mod))).
 module = HookAwareModule
 register_mixin(HookAwareModule, "hook_aware", __name__)
-# The classes of modules opted in with enable(), made on first use: the
-# process-wide hook (PEP726HOOK=1 start-up) needs neither, and each costs
+# The class of modules opted in with enable(), made on first use: the
+# process-wide hook (PEP726HOOK=1 start-up) does not need it, and it costs
 # `python -c pass` about 0.25 % to make.  None until then.
-_opt_ins: "tuple[type, type, type] | None" = None
+_opted_in: "type | None" = None
+# The further opted-in mixins (add_opted_in_mixin): every one, those whose
+# class a module passes through, and those a module keeps across a
+# __class__ store, with the test that says which modules keep it.
+_added_mixins: "list[type]" = []
+_passing_mixins: "list[type]" = []
+_kept_mixins: "list[tuple[type, Callable[[ModuleType], bool]]]" = []
 # Either mixin, or a composition of either: the module calls its hooks.
 _hook_aware: "tuple[type, ...]" = (HookAwareModule,)
 # Makes the classes once when threads ask at the same time (the first one
@@ -239,76 +227,86 @@ def _renew_opt_ins_lock() -> None:
 renew_in_child(_renew_opt_ins_lock)
 
 
-def _opt_in_classes() -> "tuple[type, type, type]":
-    """Return ``(OptedInModule, DeprecatingModule, PendingMarkersModule)``, made at the first call.
+def opted_in_mixin() -> type:
+    """Return ``OptedInModule``, made at the first call.
 
-    ``OptedInModule`` is the class engine's class for a module that opted in
-    with ``enable()``.  It behaves as ``HookAwareModule``, but is no
-    composition of the process-wide hook's own, so neither its settle() (a
-    module with no hook yet) nor uninstall() ever puts such a module back on
-    its original class.  ``DeprecatingModule`` is the opted-in class of a
-    module with deprecated names (``pep726hook.deprecated()``): it also serves
-    reads of deprecated names, under either engine; ``PendingMarkersModule``
-    is that class for a module whose body made markers after ``enable()``:
-    its first read turns them into deprecations.  Making them runs
-    no user code (their bases are ours), so the install lock may be held.
+    The class engine's class for a module that opted in with ``enable()``.
+    It behaves as ``HookAwareModule``, but is no composition of the
+    process-wide hook's own, so neither its settle() (a module with no hook
+    yet) nor uninstall() ever puts such a module back on its original class.
+    Making it runs no user code (its base is ours), so the install lock may
+    be held.
     """
-    global _opt_ins, _hook_aware
-    made = _opt_ins
+    global _opted_in, _hook_aware
+    made = _opted_in
     if made is not None:
         return made
     with _opt_ins_lock:
-        if _opt_ins is not None:
-            return _opt_ins
+        if _opted_in is not None:
+            return _opted_in
         opted_in = hook_aware_mixin(
             _ENABLE_MODULE,
             "A module type for a module that opted in to PEP 726 with pep726hook.enable().",
             _opted_in_class_for_module,
         )
-        deprecating = deprecating_mixin(
-            opted_in,
-            __name__,
-            "deprecating_module",
-            "A module type for an opted-in module with deprecated attributes "
-            "(pep726hook.deprecated()).",
-        )
-        pending = pending_markers_mixin(
-            deprecating,
-            __name__,
-            "pending_markers_module",
-            "A module type for an opted-in module whose body made pep726hook.deprecated() "
-            "markers: its first read turns them into deprecations.",
-        )
         register_mixin(opted_in, "opted_in", __name__)
-        register_mixin(deprecating, "deprecating", __name__)
-        register_mixin(pending, "pending_markers", __name__)
         _hook_aware = (HookAwareModule, opted_in)
-        # Last: whoever finds them finds them registered.
-        _opt_ins = (opted_in, deprecating, pending)
-        return _opt_ins
+        # Last: whoever finds it finds it registered.
+        _opted_in = opted_in
+        return opted_in
 
 
-# The names under which the opted-in classes are found (pickle finds the
-# opted-in one as pep726hook._enable.module, the deprecating one here).
-_OPT_IN_NAMES = {
-    "OptedInModule": 0,
-    "DeprecatingModule": 1,
-    "deprecating_module": 1,
-    "PendingMarkersModule": 2,
-    "pending_markers_module": 2,
-}
+def add_opted_in_mixin(
+    mixin: type, *, kept_by: "Callable[[ModuleType], bool] | None" = None, passing: bool = False
+) -> None:
+    """Let :func:`opted_in_class_with` compose classes with *mixin*, a subclass of ``OptedInModule``.
+
+    A module of such a class stays opted in, and :func:`original_of_opted_in`
+    takes the mixin off.  With *kept_by*, a module for which ``kept_by(module)``
+    is true keeps *mixin* when a class is stored to its ``__class__``.  A
+    *passing* mixin subclasses another added mixin, and a module is only to
+    pass through its class: asked for the other mixin, a class with it is
+    not kept.  Composed classes are pickled as *mixin*'s own module says
+    (:func:`._composition.register_mixin`, called by the caller).
+    """
+    with _opt_ins_lock:
+        if mixin in _added_mixins:
+            return
+        _added_mixins.append(mixin)
+        if passing:
+            _passing_mixins.append(mixin)
+        if kept_by is not None:
+            _kept_mixins.append((mixin, kept_by))
+
+
+# What settle() calls at the end of each import it saw (call_at_import_end).
+_calls_at_import_end: "list[Callable[[ModuleType], None]]" = []
+
+
+def call_at_import_end(call: "Callable[[ModuleType], None]") -> None:
+    """Have :meth:`ClassEngine.settle` call ``call(module)`` once each import it sees has ended.
+
+    For the deprecations package (a body that made ``deprecated()`` markers
+    without ``enable()``); *call* runs no import and takes no lock.
+    """
+    if call not in _calls_at_import_end:
+        _calls_at_import_end.append(call)
+
+
+# The name under which the opted-in class is found (pickle finds it as
+# pep726hook._enable.module).
+_OPT_IN_NAME = "OptedInModule"
 
 
 def _resolve_pickled_name(name: str) -> type:
-    position = _OPT_IN_NAMES.get(name)
-    if position is not None:
-        return _opt_in_classes()[position]
+    if name == _OPT_IN_NAME:
+        return opted_in_mixin()
     if name.startswith("__"):
         # What the import system asks of every module (__path__ for
         # `from ._class_engine import X`): never a pickled name.
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    # A class composed with an opted-in mixin needs that mixin registered.
-    _opt_in_classes()
+    # A class composed with the opted-in mixin needs that mixin registered.
+    opted_in_mixin()
     return class_for_pickled_name(__name__, name)
 
 
@@ -439,12 +437,10 @@ class ClassEngine:
             # By type: isinstance() would read __class__, which loads a
             # _LazyModule whose LazyLoader we wrapped, defeating the laziness.
             self.downgrade(module)
-        # A body that made deprecated() markers without enable(): its import
-        # ends here, and the markers become deprecations.  Looked up, never
-        # imported (no marker exists before that module is loaded).
-        deprecation = sys.modules.get(_DEPRECATION_MODULE)
-        if deprecation is not None:
-            deprecation.enable_if_marked(module)
+        # What the deprecations package asks at the end of each import (a
+        # body that made deprecated() markers without enable()).
+        for call in _calls_at_import_end:
+            call(module)
 
     # -- opt-in (enable()) ---------------------------------------------------------------
 
@@ -460,18 +456,12 @@ class ClassEngine:
         do without the install lock (lock rule 1) before calling again, whose
         result the caller keeps alive until then (the cache is weak).
         """
-        base = lasting_class(module)
-        cls = composed_opted_in_class_for(base)
-        if cls is None:
-            return lambda: opted_in_class_for(base)
-        if type(module) is not cls:
-            set_class_bypassing_hooks(module, "__class__", cls)
-        return None
+        return _give_class(module, composed_opted_in_class_for, opted_in_class_for)
 
     def is_opted_in(self, module: ModuleType) -> bool:
         """Tell whether *module* has the opted-in class (or one composed with it)."""
-        opt_ins = _opt_ins
-        return opt_ins is not None and issubclass(type(module), opt_ins[0])
+        opted_in = _opted_in
+        return opted_in is not None and issubclass(type(module), opted_in)
 
     def release_opt_ins(self) -> None:
         """Nothing to undo once no opted-in module is alive: each class went with its module."""

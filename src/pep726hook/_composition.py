@@ -12,10 +12,9 @@ A module whose class is a ``ModuleType`` subclass ``X`` gets
 when it calls ``super().__setattr__``, the order PEP 726's reference
 implementation gives by putting the hook inside ``ModuleType``.
 
-The deprecating class (:func:`deprecating_mixin`), given to a module with
-deprecated names under either engine, is made here too, with its data
-descriptors (:class:`DeprecatedName`) and the table entries they read
-(:class:`Deprecation`); :mod:`._deprecation` decides what is deprecated.
+The deprecations package (:mod:`._deprecations`) owns deprecated names;
+what the hook-aware ``__setattr__``/``__delattr__`` do for them is the
+one interface it registers here when it loads (:func:`register_deprecations`).
 
 Also the module-inspection helpers every engine needs: they tell modules by
 their real type and read namespaces without running any code of the module's
@@ -23,23 +22,61 @@ class.
 """
 
 import _thread
-import _warnings
 import _weakref
 import sys
 
 from . import _state
-from ._state import deprecation_tables as _deprecation_tables
 from ._state import is_module
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from types import ModuleType
-    from typing import Any, Callable, TypeGuard
+    from typing import Any, Callable, Container, TypeGuard
 else:
     ModuleType = type(sys)
 
 HOOK_NAMES = ("__setattr__", "__delattr__")
 NO_HOOK: "Any" = object()
+
+
+class _NeverAMarker:
+    # The type of no value: no deprecated() marker exists before the
+    # deprecations package registers its marker type.
+    __slots__ = ()
+
+
+# What the deprecations package registers (register_deprecations) for the
+# hook-aware classes' stores and deletions: the ids of the modules with
+# deprecated names, the type of its markers, and the functions called for
+# them.  Until it loads, no module has a deprecated name and no value is a
+# marker, and these cost a store what they cost before.
+_deprecating_ids: "Container[int]" = ()
+_marker_type: type = _NeverAMarker
+_deprecation_calls: "Any" = None
+
+
+def register_deprecations(
+    deprecating_ids: "Container[int]", marker_type: type, calls: "Any"
+) -> None:
+    """Have the hook-aware classes call *calls* for deprecated names and markers.
+
+    Called once, by the deprecations package as it loads.
+    *deprecating_ids* holds the id of each module with deprecated names,
+    *marker_type* is the type of a ``deprecated()`` marker, and *calls*
+    offers ``check_name(name, caller)`` (a marker stored under *name* is
+    refused before anything changes), ``warn_deprecated(module, name,
+    value)`` (called from the hook-aware method itself, *value* ``NO_HOOK``
+    for a deletion, it warns for a deprecated *name* and returns what to
+    pass to ``end_deprecation(found, name)`` once the store or deletion
+    succeeded, or None), ``has_no_value(module, found, name)`` (a lazy value
+    never loaded: the deletion just ends the deprecation) and
+    ``convert_pending_markers(module)`` (after a marker was stored).
+    """
+    global _deprecating_ids, _marker_type, _deprecation_calls
+    _deprecation_calls = calls
+    _marker_type = marker_type
+    _deprecating_ids = deprecating_ids
+
 
 # ModuleType's ``__dict__`` descriptor reads the namespace without running any
 # ``__getattribute__`` a subclass (``importlib.util._LazyModule``) defines.
@@ -48,12 +85,9 @@ set_class_bypassing_hooks: "Callable[[object, str, object], None]" = object.__se
 _module_setattr: "Any" = ModuleType.__setattr__
 _module_delattr: "Any" = ModuleType.__delattr__
 _module_getattribute: "Any" = ModuleType.__getattribute__
-# The frame of importlib's _handle_fromlist: `from package import name` asks
-# hasattr(package, name) there before the import statement reads the name.
-_IMPORT_SYSTEM_MODULES = ("_frozen_importlib", "importlib._bootstrap")
 
 
-def _module_miss(module: ModuleType, name: str) -> "Any":
+def module_miss(module: ModuleType, name: str) -> "Any":
     """Raise the error ModuleType gives for a read of *name* that missed *module*.
 
     Called after ``object.__getattribute__`` missed.  ModuleType's own miss
@@ -81,179 +115,6 @@ def _module_miss(module: ModuleType, name: str) -> "Any":
         if getattr(error, "obj", None) is stand_in:
             error.obj = module  # type: ignore[attr-defined,unused-ignore]
         raise
-
-
-def _deprecation_entry(module: ModuleType, name: str) -> "Any":
-    """Return *module*'s deprecation table and its entry for *name*, or None."""
-    found = _deprecation_tables.get(id(module))
-    if found is None or found[0]() is not module:
-        return None
-    table = found[1]
-    entry = table.get(name)
-    return None if entry is None else (table, entry)
-
-
-class DeprecatedValue:
-    """The marker :func:`pep726hook.deprecated` returns: a value to deprecate under its name.
-
-    Assigned to a module attribute, it becomes a deprecation of that name
-    once the module is enabled (``enable()``, the end of its import, a store
-    through the enabled module, or the first read through it): the namespace
-    then holds the value again.  The module's own code reading the name
-    before any of these sees the marker; its ``repr`` says so.
-    """
-
-    __slots__ = ("category", "message", "value", "warn")
-
-    def __init__(
-        self,
-        value: object,
-        message: str,
-        category: "type[Warning]",
-        warn: "Callable[[str, type[Warning], int], object] | None" = None,
-    ) -> None:
-        self.value = value
-        self.message = message
-        self.category = category
-        self.warn = warn
-
-    def __repr__(self) -> str:
-        return (
-            f"<pep726hook.deprecated({self.value!r}) not in effect yet: call "
-            "pep726hook.enable(__name__) in the module>"
-        )
-
-
-# Documented as pep726hook.DeprecatedValue.
-DeprecatedValue.__module__ = __name__.rpartition(".")[0]
-
-
-class Deprecation:
-    """One deprecated name of one module: how to warn, and how to load a lazy value.
-
-    *load* is None when the value is in the module's namespace (where the
-    module's own code reads it), else a callable that computes it on the first
-    read through the module (a factory, or the import of the submodule
-    *submodule*, the full name the import system binds on the package).
-    """
-
-    __slots__ = ("category", "load", "message", "submodule", "warn")
-
-    def __init__(
-        self,
-        message: str,
-        category: "type[Warning]",
-        warn: "Callable[[str, type[Warning], int], object] | None",
-        load: "Callable[[], object] | None" = None,
-        submodule: "str | None" = None,
-    ) -> None:
-        self.message = message
-        self.category = category
-        self.warn = warn
-        self.load = load
-        self.submodule = submodule
-
-
-def warn_for(entry: Deprecation, stacklevel: int) -> None:
-    """Issue *entry*'s warning; *stacklevel* is what ``warnings.warn`` here would need.
-
-    The library's own *warn* callable is one frame deeper, so it is told one
-    more: ``warnings.warn(message, category, stacklevel)`` called directly in
-    it names the same line.
-    """
-    warn = entry.warn
-    if warn is None:
-        _warnings.warn(entry.message, entry.category, stacklevel)
-    else:
-        warn(entry.message, entry.category, stacklevel + 1)
-
-
-def is_fromlist_probe(frame: "Any") -> bool:
-    """Tell whether *frame* is importlib's ``_handle_fromlist``.
-
-    ``from package import name`` asks ``hasattr(package, name)`` there before
-    the import statement's own read; only that read warns.
-    """
-    return (
-        frame.f_code.co_name == "_handle_fromlist"
-        and frame.f_globals.get("__name__") in _IMPORT_SYSTEM_MODULES
-    )
-
-
-_MISSING: "Any" = object()
-_DEPRECATION_MODULE = __name__.rpartition(".")[0] + "._deprecation"
-
-
-def _deprecation_module() -> "Any":
-    # Loaded: a marker, or a module with the pending-markers class, exists
-    # only once deprecated() ran.  Looked up, not imported: that module
-    # builds on this one.
-    return sys.modules[_DEPRECATION_MODULE]
-
-
-class DeprecatedName:
-    """The data descriptor that a deprecating class holds for each deprecated name.
-
-    Generic attribute lookup runs a type's data descriptor before looking in
-    the instance's namespace, on every Python version and under every
-    engine, so a read through the module (``m.name``, ``getattr``,
-    ``hasattr``, ``from m import name``) comes here while the module's own
-    code, which reads its globals directly, never does.  On a module that
-    does not deprecate the name (the class is shared) it reads and writes
-    the namespace exactly as the generic lookup would.
-    """
-
-    __slots__ = ("name",)
-
-    def __init__(self, name: str) -> None:
-        self.name = name
-
-    def __get__(self, module: "ModuleType | None", owner: "type | None" = None) -> "Any":
-        if module is None:
-            return self
-        name = self.name
-        value = namespace_of(module).get(name, _MISSING)
-        if value is _MISSING:
-            # Not in the namespace: the class's __getattr__ (a lazy value,
-            # the module's PEP 562 __getattr__, then ModuleType's error).
-            raise AttributeError(name)
-        deprecation = _deprecation_entry(module, name)
-        if deprecation is None:
-            return value
-        if type(value) is DeprecatedValue:
-            value = value.value  # a marker not converted yet: never returned
-        # Called straight from the interpreter's attribute lookup: the
-        # caller's frame is the reader's.
-        if not is_fromlist_probe(sys._getframe(1)):
-            warn_for(deprecation[1], 3)
-        return value
-
-    def __set__(self, module: ModuleType, value: object) -> None:
-        # The plain store the generic path would make; the deprecating
-        # class's __setattr__ has warned and ends the deprecation.
-        namespace_of(module)[self.name] = value
-
-    def __delete__(self, module: ModuleType) -> None:
-        namespace = namespace_of(module)
-        try:
-            del namespace[self.name]
-        except KeyError:
-            raise AttributeError(
-                f"module {namespace.get('__name__')!r} has no attribute {self.name!r}"
-            ) from None
-
-
-def load_lazy(entry: Deprecation) -> "Any":
-    """Compute *entry*'s lazy value (a factory's, or the import of its submodule).
-
-    The caller warns, then stores it in the namespace unless a value got
-    there meanwhile (another thread, or the import system binding the
-    submodule), which wins.  A load or a warning that raises stores nothing:
-    the next read tries again.
-    """
-    load = entry.load
-    assert load is not None
-    return load()
 
 
 def hook_of(module: ModuleType, name: str) -> "Any":
@@ -321,7 +182,7 @@ def _lazy_loader_is_storing() -> bool:
     )
 
 
-def _skipped_by_warnings(function: "Any") -> None:
+def skipped_by_warnings(function: "Any") -> None:
     # The native engine calls a hook straight from the module type's slot, so
     # a hook's warnings.warn(..., stacklevel=2) names the line that stored the
     # attribute.  Here our method's frame sits in between.  Both warnings
@@ -335,41 +196,6 @@ def _skipped_by_warnings(function: "Any") -> None:
     )
 
 
-def _warn_deprecated(module: ModuleType, name: str, value: object) -> "Any":
-    """Warn for a store (*value*) or deletion (NO_HOOK) of a deprecated *name*.
-
-    Returns (table, entry) to end once the store or deletion succeeded, or
-    None.  Called by the hook-aware ``__setattr__``/``__delattr__`` only,
-    whose frame warnings skip: stacklevel 3 here is the line that stored or
-    deleted.  The import system binding a lazily deprecated submodule on its
-    package (``import pkg.sub`` does ``setattr(pkg, "sub", module)``) neither
-    warns nor ends the deprecation.
-    """
-    deprecation = _deprecation_entry(module, name)
-    if deprecation is None:
-        return None
-    entry = deprecation[1]
-    if type(value) is DeprecatedValue:
-        return None  # deprecated anew: the marker's deprecation replaces this one
-    if (
-        entry.submodule is not None
-        and value is not NO_HOOK
-        and value is sys.modules.get(entry.submodule)
-    ):
-        return None
-    warn_for(entry, 3)
-    return deprecation
-
-
-def end_deprecation(deprecation: "Any", name: str) -> None:
-    """Remove the entry of (table, entry) *deprecation*, if it is still that one."""
-    # Only the entry that warned: another thread may have deprecated the
-    # name anew meanwhile.
-    table, entry = deprecation
-    if table.get(name) is entry:
-        table.pop(name, None)
-
-
 def hook_aware_mixin(home: str, doc: str, class_for: "Callable[[type, ModuleType], type]") -> type:
     """Make a ``ModuleType`` subclass whose stores and deletions call the module's hooks.
 
@@ -381,7 +207,7 @@ def hook_aware_mixin(home: str, doc: str, class_for: "Callable[[type, ModuleType
     subclass assigned to ``__class__`` is replaced by ``class_for(it, module)``,
     so the module keeps calling its hooks, as the reference implementation does.
 
-    A name in the module's deprecation table (:mod:`._deprecation`) warns
+    A name the deprecations package deprecates (:func:`register_deprecations`) warns
     when stored or deleted: the warning names the caller's line, and the
     deprecation ends once the store or deletion succeeded (a failing one
     leaves it as it was).
@@ -396,11 +222,13 @@ def hook_aware_mixin(home: str, doc: str, class_for: "Callable[[type, ModuleType
         # end the deprecation.  In that order, another thread's read finds
         # the old value (deprecated) or the new one; a failing store leaves
         # the deprecation as it was.
-        if type(value) is DeprecatedValue:
+        if type(value) is _marker_type:
             # Refused before anything changes, as enable() refuses it.
-            _deprecation_module().check_name(name, "a deprecated() value stored through a module")
+            _deprecation_calls.check_name(name, "a deprecated() value stored through a module")
         deprecation = (
-            _warn_deprecated(self, name, value) if id(self) in _deprecation_tables else None
+            _deprecation_calls.warn_deprecated(self, name, value)
+            if id(self) in _deprecating_ids
+            else None
         )
         hook = hook_of(self, "__setattr__")
         if hook is not NO_HOOK and not (name == "__class__" and _lazy_loader_is_storing()):
@@ -421,24 +249,22 @@ def hook_aware_mixin(home: str, doc: str, class_for: "Callable[[type, ModuleType
                 store = _module_setattr.__get__(self)
             store(name, value)
         if deprecation is not None:
-            end_deprecation(deprecation, name)
-        if type(value) is DeprecatedValue:
+            _deprecation_calls.end_deprecation(deprecation, name)
+        if type(value) is _marker_type:
             # A deprecated() marker stored through the module: a deprecation.
-            _deprecation_module().convert_pending_markers(self)
+            _deprecation_calls.convert_pending_markers(self)
 
     def __delattr__(self: ModuleType, name: str) -> None:
         # A deprecated name: warn, delete as usual, then end the deprecation
         # (a failing deletion leaves it as it was).  A lazy value never
         # loaded has nothing to delete: the deprecation just ends.
         deprecation = (
-            _warn_deprecated(self, name, NO_HOOK) if id(self) in _deprecation_tables else None
+            _deprecation_calls.warn_deprecated(self, name, NO_HOOK)
+            if id(self) in _deprecating_ids
+            else None
         )
-        if (
-            deprecation is not None
-            and deprecation[1].load is not None
-            and name not in namespace_of(self)
-        ):
-            end_deprecation(deprecation, name)
+        if deprecation is not None and _deprecation_calls.has_no_value(self, deprecation, name):
+            _deprecation_calls.end_deprecation(deprecation, name)
             return
         hook = hook_of(self, "__delattr__")
         if hook is not NO_HOOK:
@@ -450,10 +276,10 @@ def hook_aware_mixin(home: str, doc: str, class_for: "Callable[[type, ModuleType
                 delete = _module_delattr.__get__(self)  # put back meanwhile, as above
             delete(name)
         if deprecation is not None:
-            end_deprecation(deprecation, name)
+            _deprecation_calls.end_deprecation(deprecation, name)
 
-    _skipped_by_warnings(__setattr__)
-    _skipped_by_warnings(__delattr__)
+    skipped_by_warnings(__setattr__)
+    skipped_by_warnings(__delattr__)
     namespace = {
         "__slots__": (),
         "__doc__": doc,
@@ -464,102 +290,6 @@ def hook_aware_mixin(home: str, doc: str, class_for: "Callable[[type, ModuleType
     }
     mixin: type[ModuleType] = type(ModuleType.__name__, (ModuleType,), namespace)
     return mixin
-
-
-def deprecating_mixin(opted_in: type, home: str, qualname: str, doc: str) -> type:
-    """Make the subclass of *opted_in* that serves reads of deprecated names.
-
-    Given to modules with deprecated names, under either engine.  It holds
-    one :class:`DeprecatedName` data descriptor per name deprecated in any
-    such module (:func:`add_deprecated_name`): reads through the module warn
-    there, while the value stays in the namespace for the module's own code.
-    Its Python-level ``__getattr__`` keeps the interpreter from specialising
-    reads of the module's other names (a specialised read would bypass the
-    descriptor on CPython 3.14+), and serves names not in the namespace: a
-    lazy deprecated value first, then the module's own ``__getattr__``
-    (PEP 562), then ``ModuleType``'s own error.  Reads take
-    ``object.__getattribute__``, the generic lookup CPython calls without a
-    Python frame.  Pickled as *qualname* of *home*.
-    """
-
-    def __getattr__(self: ModuleType, name: str) -> "Any":
-        deprecation = _deprecation_entry(self, name)
-        if deprecation is not None and deprecation[1].load is not None:
-            value = load_lazy(deprecation[1])
-            if not is_fromlist_probe(sys._getframe(1)):
-                # Warnings skip this frame: 2 is the reader's line.
-                warn_for(deprecation[1], 2)
-            return namespace_of(self).setdefault(name, value)
-        own = namespace_of(self).get("__getattr__")
-        if own is not None:
-            return own(name)
-        # ModuleType's exact error (the message, name and obj its own miss
-        # path gives), with no getter run twice.
-        return _module_miss(self, name)
-
-    # The module's own __getattr__ warning with stacklevel=2 names its
-    # caller's line, as under ModuleType, which calls it from C.
-    _skipped_by_warnings(__getattr__)
-    namespace = {
-        "__slots__": (),
-        "__doc__": doc,
-        "__module__": home,
-        "__qualname__": qualname,
-        "__getattribute__": object.__getattribute__,
-        "__getattr__": __getattr__,
-    }
-    mixin: type = type(ModuleType.__name__, (opted_in,), namespace)
-    return mixin
-
-
-def pending_markers_mixin(deprecating: type, home: str, qualname: str, doc: str) -> type:
-    """Make the subclass of *deprecating* whose reads first convert ``deprecated()`` markers.
-
-    Given by ``deprecated()`` to the opted-in module whose body called it:
-    the marker is assigned after the call returns, so it is turned into a
-    deprecation at the first read through the module (which gives the module
-    the deprecating class, ending this class's extra cost).  The import
-    system reads the module when its import ends, so that is a conversion
-    point too.  Pickled as *qualname* of *home*.
-    """
-
-    def __getattribute__(self: ModuleType, name: str) -> "Any":
-        deprecation = _deprecation_module()
-        deprecation.convert_pending_markers(self)
-        if not isinstance(self, mixin):
-            # The names moved out of the namespace (the native engine, once
-            # the import has ended) and the module is plain again: this read
-            # is served here, warnings skipping this frame.
-            found = deprecation.read_moved(self, name)
-            if found is not None:
-                if not is_fromlist_probe(sys._getframe(1)):
-                    warn_for(found[0], 2)
-                return found[1]
-            # ModuleType's read slot as it is now (the native engine may
-            # serve a PEP 562 __getattr__ it holds outside the namespace).
-            return getattr(self, name)
-        return object.__getattribute__(self, name)
-
-    _skipped_by_warnings(__getattribute__)
-    namespace = {
-        "__slots__": (),
-        "__doc__": doc,
-        "__module__": home,
-        "__qualname__": qualname,
-        "__getattribute__": __getattribute__,
-    }
-    mixin: type = type(ModuleType.__name__, (deprecating,), namespace)
-    return mixin
-
-
-def add_deprecated_name(mixin: type, name: str) -> None:
-    """Give the deprecating class *mixin* (and so every class composed with it) *name*'s descriptor.
-
-    Kept once added: on a module that does not deprecate *name* it behaves as
-    the generic lookup.
-    """
-    if not isinstance(vars(mixin).get(name), DeprecatedName):
-        setattr(mixin, name, DeprecatedName(name))
 
 
 # Composed classes, found by (id(base), id(mixin)) -> (weak reference to the

@@ -22,13 +22,34 @@ from ._engines import (
 )
 from ._state import is_module
 
-_DEPRECATION_MODULE = __name__.rpartition(".")[0] + "._deprecation"
-
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from types import ModuleType
+    from typing import Any, Callable, List, Tuple
 
     from ._engine_protocols import Engine
+
+    MarkerCalls = Tuple[Callable[[ModuleType], List[Any]], Callable[[ModuleType], None]]
+
+# The deprecations package's two calls for the deprecated() markers in a
+# module's namespace (register_markers): the markers (refusing a dunder
+# name), and their conversion into deprecations.  None until it loads: no
+# marker exists before, and a library without deprecations never loads it.
+_marker_calls: "MarkerCalls | None" = None
+
+
+def register_markers(
+    markers_in: "Callable[[ModuleType], List[Any]]", convert_markers: "Callable[[ModuleType], None]"
+) -> None:
+    """Have :func:`enable` call these for the ``deprecated()`` markers in a module's namespace.
+
+    ``markers_in(module)`` returns them, raising ValueError before anything
+    changes for one under a dunder name; ``convert_markers(module)`` turns
+    them into deprecations once the module is opted in.  Called once, by
+    the deprecations package as it loads.
+    """
+    global _marker_calls
+    _marker_calls = (markers_in, convert_markers)
 
 
 def enable(module: "str | ModuleType", *, fast_getattr: "bool | None" = None) -> "ModuleType":
@@ -86,12 +107,40 @@ def enable(module: "str | ModuleType", *, fast_getattr: "bool | None" = None) ->
     if fast_getattr is not None and not isinstance(fast_getattr, bool):
         raise TypeError(f"enable(): fast_getattr must be True, False or None, not {fast_getattr!r}")
     target = module_named(module, "enable()")
-    # Markers exist only once the deprecation module is loaded: a library
+    # Markers exist only once the deprecations package is loaded: a library
     # without deprecations never loads it, nor scans its namespace.
-    deprecation = sys.modules.get(_DEPRECATION_MODULE)
-    markers = [] if deprecation is None else deprecation.markers_in(target)
-    if not markers and fast_getattr is None and not _state.fast_getattr and is_opted_in(target):
+    marker_calls = _marker_calls
+    markers = [] if marker_calls is None else marker_calls[0](target)
+    if not needs_opt_in(target, fast_getattr, bool(markers)):
         return target
+    refused_variable = opt_in(target, fast_getattr)
+    if marker_calls is not None:
+        # The markers become deprecations: the module gets the class that
+        # serves them and the namespace holds their values again.
+        marker_calls[1](target)
+    if refused_variable is not None:
+        report_refused_variable(refused_variable)
+    return target
+
+
+def needs_opt_in(target: "ModuleType", fast_getattr: "bool | None", has_markers: bool) -> bool:
+    """Tell whether :func:`enable` has anything to do for the module *target*.
+
+    Not when it is opted in already, has no marker to convert, and
+    *fast_getattr* and the fast-getattr switch ask for nothing.
+    """
+    return has_markers or fast_getattr is not None or _state.fast_getattr or not is_opted_in(target)
+
+
+def opt_in(
+    target: "ModuleType", fast_getattr: "bool | None" = None
+) -> "EngineUnavailableError | ValueError | None":
+    """Opt the module *target* in as :func:`enable` does, markers aside.
+
+    Returns the error of a ``$PEP726HOOK_ENGINE`` that could not be used,
+    for the caller to pass to :func:`report_refused_variable` once it is
+    done, or None.
+    """
     refused_variable: EngineUnavailableError | ValueError | None = None
     pending: object = None  # alive until the module has it (the class cache is weak)
     while True:
@@ -108,18 +157,17 @@ def enable(module: "str | ModuleType", *, fast_getattr: "bool | None" = None) ->
         # untouched.  Then everything is checked again under the lock.
         pending = work()
     del pending
-    if deprecation is not None:
-        # The markers become deprecations: the module gets the class that
-        # serves them and the namespace holds their values again.
-        deprecation.convert_markers(target)
-    if refused_variable is not None:
-        # The variable is the user's, not the library's: as with the .pth
-        # line, a bad value is reported and never fails the library's import.
-        warn_about_environment(
-            f"{refused_variable}; pep726hook.enable(), called by a library for itself, "
-            "used the 'auto' engine instead"
-        )
-    return target
+    return refused_variable
+
+
+def report_refused_variable(refused_variable: "EngineUnavailableError | ValueError") -> None:
+    """Warn that ``$PEP726HOOK_ENGINE`` could not be used and ``enable()`` took ``auto``."""
+    # The variable is the user's, not the library's: as with the .pth
+    # line, a bad value is reported and never fails the library's import.
+    warn_about_environment(
+        f"{refused_variable}; pep726hook.enable(), called by a library for itself, "
+        "used the 'auto' engine instead"
+    )
 
 
 def module_named(module: "str | ModuleType", caller: str) -> "ModuleType":

@@ -14,7 +14,6 @@ import sys
 
 from ._compat import IMPLEMENTATION, NATIVE_ENGINE_IS_BUILT, VERSION
 
-_DEPRECATION_MODULE = __name__.rpartition(".")[0] + "._deprecation"
 _STATE_MODULE = __name__.rpartition(".")[0] + "._state"
 
 TYPE_CHECKING = False
@@ -159,11 +158,12 @@ class NativeEngine:
             _native.opt_in(module, relocates_getattr_by_default(), False)
         else:
             _native.opt_in(module, fast_getattr, True)
-        # deprecated() markers stored through the module become deprecations
-        # (the deprecation module registers itself if it is loaded first).
-        deprecation = sys.modules.get(_DEPRECATION_MODULE)
-        if deprecation is not None:
-            deprecation.register_with_native_engine()
+        # deprecated() markers stored through the module become deprecations:
+        # the call the deprecations package left in the shared state, if it
+        # is loaded (enable(), the only caller, loaded that state).
+        hook = getattr(sys.modules.get(_STATE_MODULE), "marker_store_hook", None)
+        if hook is not None:
+            _native.set_marker_hook(*hook)
         return None
 
     def is_opted_in(self, module: "ModuleType") -> bool:

@@ -84,10 +84,11 @@ opt_in_engine: "Engine | None" = None
 # id(module) -> weak reference to each module that opted in.  A weak table:
 # a library's module lives as long as the program keeps it, not longer.
 _opted_in: "dict[int, Any]" = {}
-# id(module) -> (weak reference to the module, its deprecation table): the
-# tables of pep726hook.deprecated() names (_deprecation), here so that the
-# class engine's stores look them up without loading that module.
-deprecation_tables: "dict[int, tuple[Any, dict[str, Any]]]" = {}
+# The deprecations package's marker type and the call the native engine's
+# store slot makes around a store of a marker, marker_stored(module, name,
+# stored): set as that package loads, None until then.  Here so that the
+# native engine finds it when its extension loads after that package.
+marker_store_hook: "tuple[type, Callable[[ModuleType, str, bool], None]] | None" = None
 
 
 # Here rather than with the class engine's helpers: enable() asks it on the
@@ -101,14 +102,6 @@ def is_module(candidate: object) -> "TypeGuard[ModuleType]":
     module.
     """
     return issubclass(type(candidate), ModuleType)
-
-
-def deprecation_table_of(module: object) -> "dict[str, Any] | None":
-    """Return *module*'s deprecation table (the shared dict), or None if it has none."""
-    found = deprecation_tables.get(id(module))
-    if found is None or found[0]() is not module:
-        return None  # none, or the table of a dead module whose id *module* reuses
-    return found[1]
 
 
 def register_opt_in(module: "ModuleType") -> None:

@@ -1,0 +1,445 @@
+"""The window and the move: under the native engine, deprecated names leave the namespace.
+
+While a deprecating module's import runs, its body reads the names from its
+namespace, and the module has the deprecating class (:mod:`._classes`).
+Once the import has ended (:func:`import_ended`, which wraps nothing of
+importlib's), the names move into the module's private builtins
+(:func:`_move`), the module is an exact ``ModuleType`` again, and the native
+engine's extension serves reads, stores and deletions of the names through
+it (:func:`_store_moved` is the store callback it calls).
+"""
+
+import _weakref
+import sys
+
+from .. import _state
+from .._composition import set_class_bypassing_hooks
+from ._classes import give_pending_markers_class, lasting_type
+from ._entries import DeprecatedValue, Deprecation, deprecations_of
+from ._entries import namespace as _namespace
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from types import ModuleType
+    from typing import Any, Iterable
+
+    from ._entries import Table
+else:
+    ModuleType = type(sys)
+
+_NATIVE_MODULE = __name__.split(".")[0] + "._native"
+
+# -- the native engine: deprecated names in the module's private builtins -------------
+#
+# Once a deprecating module's import has ended, its deprecated names leave its
+# namespace for a builtins dict of its own: a copy of the interpreter's
+# builtins plus those names, which the module's own code (its functions,
+# closures, class bodies, methods, eval with its globals) reads after the
+# namespace, as any global.  A read through the module misses the namespace
+# and reaches the C descriptor that the extension puts into ModuleType's dict
+# under each deprecated name: it warns and returns the value.  The module
+# stays an exact ModuleType, whose other names the interpreter reads on its
+# fast path.
+
+# id(module) -> (weak reference, private builtins, the extension's entries
+# {name: (message, category, warn, load, submodule)}, [moved, rebound]).
+_privates: "dict[int, tuple[Any, dict[str, Any], dict[str, tuple[Any, ...]], list[bool]]]" = {}
+
+
+def _native() -> "Any":
+    return sys.modules[_NATIVE_MODULE]
+
+
+def _interpreter_builtins() -> "dict[str, Any]":
+    import builtins
+
+    return vars(builtins)
+
+
+def can_move(module: ModuleType, engine: "Any") -> bool:
+    """Tell whether *module*'s deprecated names can live in private builtins of its own.
+
+    Under the native engine, for an exact ``ModuleType`` whose
+    ``__builtins__`` is the interpreter's (the dict or, as in ``__main__``,
+    the module), absent, or already its private copy.  A module whose author gave it
+    other builtins keeps its names in its namespace, with the deprecating
+    class, as does a module of a sub-interpreter.
+    """
+    if engine.name != "native" or lasting_type(module) is not ModuleType:
+        return False
+    if not _native().state()["main"]:
+        # The descriptors live in the main interpreter's ModuleType dict.
+        return False
+    found = _privates.get(id(module))
+    current = _namespace(module).get("__builtins__")
+    if found is not None and found[0]() is module:
+        return current is found[1]
+    interpreter = _interpreter_builtins()
+    # None: a namespace no code ran in yet (types.ModuleType()); exec() would
+    # give it the interpreter's builtins.
+    return current is None or current is interpreter or current is sys.modules.get("builtins")
+
+
+def give_private_builtins(module: ModuleType) -> None:
+    """Give *module* its private builtins, once.
+
+    Under the install lock.  Functions made from now on get them; those made
+    before are rebound at the move (:func:`_rebind_functions`).  The body
+    that called this keeps the interpreter's builtins until it ends.
+    """
+    found = _privates.get(id(module))
+    if found is not None and found[0]() is module:
+        return
+    namespace = _namespace(module)
+    interpreter = _interpreter_builtins()
+    # A namespace without __builtins__ never ran code (exec() and the import
+    # system put it there first): no function of it waits for rebinding.
+    ran_code = "__builtins__" in namespace
+    private = dict(interpreter)
+    namespace["__builtins__"] = private
+    key = id(module)
+
+    def forget(ref: "Any", key: int = key, privates: "Any" = _privates) -> None:
+        entry = privates.get(key)
+        if entry is not None and entry[0] is ref:
+            privates.pop(key, None)
+
+    served: dict[str, tuple[Any, ...]] = {}
+    # [moved, functions made before rebound]
+    _privates[key] = (_weakref.ref(module, forget), private, served, [False, not ran_code])
+    # From now on the extension mirrors changes of the interpreter's
+    # builtins into the private ones.
+    _native().set_deprecating(module, private, served, interpreter)
+    _native().set_deprecated_store_callback(_store_moved)
+
+
+_IMPORT_SYSTEM = ("_frozen_importlib", "importlib._bootstrap")
+
+
+def import_ended(module: ModuleType) -> bool:
+    """Tell whether no body of *module* that needs the names in its namespace runs.
+
+    A body running on this thread (a ``<module>`` frame with the module's
+    namespace: an import, ``runpy``, ``exec``) needs them there while it
+    runs with the interpreter's builtins, as a body that started before the
+    private builtins existed does; one started after them (``reload()``)
+    reads them there; neither has ended while ``importlib.reload()`` prepares
+    to run it.  Otherwise the import by importlib has ended once the
+    module's spec is no longer ``_initializing``.
+    """
+    namespace = _namespace(module)
+    found = _privates.get(id(module))
+    private = None if found is None else found[1]
+    frame: Any = sys._getframe(1)
+    while frame is not None:
+        code_name = frame.f_code.co_name
+        if frame.f_globals is namespace and code_name == "<module>":
+            return frame.f_builtins is private
+        if _reloads(frame, module):
+            # importlib.reload() is about to run the body again.
+            return False
+        frame = frame.f_back
+    spec = namespace.get("__spec__")
+    try:
+        return getattr(spec, "_initializing", False) is not True
+    except Exception:
+        return False
+
+
+def _reloads(frame: "Any", module: ModuleType) -> bool:
+    # importlib.reload(module)'s frame that runs (or is about to run) its body again.
+    return (
+        frame.f_code.co_name == "_exec"
+        and frame.f_globals.get("__name__") in _IMPORT_SYSTEM
+        and frame.f_locals.get("module") is module
+    )
+
+
+def body_runs_again(module: ModuleType) -> bool:
+    """Tell whether ``importlib.reload()`` runs *module*'s body again on this thread.
+
+    The namespace then still holds what the first run bound.
+    """
+    frame: Any = sys._getframe(1)
+    while frame is not None:
+        if _reloads(frame, module):
+            return True
+        frame = frame.f_back
+    return False
+
+
+def _rebind_functions() -> None:
+    """Give the functions made before their module's private builtins existed those builtins.
+
+    Under the install lock, before a move.  From 3.10 on a function keeps the
+    builtins of the globals it was made in; before 3.10 each call looks
+    ``__builtins__`` up, and there is nothing to do.  One pass over the
+    objects the collector tracks serves every module given private builtins
+    since the last pass (a function a C extension made untracked is not
+    found).
+    """
+    waiting = [
+        found for found in list(_privates.values()) if not found[3][1] and found[0]() is not None
+    ]
+    if not waiting:
+        return
+    for found in waiting:
+        found[3][1] = True
+    if sys.version_info < (3, 10):
+        return
+    namespaces = []
+    privates = []
+    for found in waiting:
+        module = found[0]()
+        if module is not None:
+            namespaces.append(_namespace(module))
+            privates.append(found[1])
+    _native().rebind_builtins(namespaces, privates, _interpreter_builtins())
+
+
+def _entry_tuple(entry: Deprecation) -> "tuple[Any, ...]":
+    return (entry.message, entry.category, entry.warn, entry.load, entry.submodule)
+
+
+def _move(module: ModuleType, names: "Iterable[str] | None" = None) -> None:
+    """Move *module*'s deprecated names into its private builtins; the module is plain again.
+
+    Under the install lock.  *names*: only those, newly deprecated on a
+    module whose names moved already (None: all).  Each name goes into the
+    private builtins before it leaves the namespace, and the extension
+    serves it before either: a reader in another thread finds it deprecated
+    throughout.
+    """
+    found = _privates[id(module)]
+    private, served, moved = found[1], found[2], found[3]
+    table = deprecations_of(module) or {}
+    namespace = _namespace(module)
+    _rebind_functions()
+    if names is None or not moved[0]:
+        names = table
+    # Added before any is dropped: a reader in another thread never finds a
+    # moved name unserved.
+    served.update({name: _entry_tuple(table[name]) for name in names if name in table})
+    for name in [name for name in served if name not in table]:
+        del served[name]
+    _native().set_deprecating(module, private, served, _interpreter_builtins())
+    for name in names:
+        if name in namespace:
+            value = namespace[name]
+            private[name] = value.value if type(value) is DeprecatedValue else value
+            del namespace[name]
+    moved[0] = True
+    if "__dir__" not in namespace:
+        # dir() keeps listing them, as before the move and as the proxies do.
+        namespace["__dir__"] = _DirWithDeprecatedNames(namespace, table)
+    cls = lasting_type(module)
+    if type(module) is not cls:
+        set_class_bypassing_hooks(module, "__class__", cls)
+
+
+def move_now(module: ModuleType, names: "Iterable[str]") -> None:
+    """Move *module*'s newly deprecated *names* (all, on its first move): :func:`_move`.
+
+    Under the install lock, once its import has ended.
+    """
+    _move(module, names)
+
+
+class _DirWithDeprecatedNames:
+    """A moved module's PEP 562 ``__dir__``: its namespace's names and its deprecated ones."""
+
+    __slots__ = ("namespace", "table")
+
+    def __init__(self, namespace: "dict[str, Any]", table: "Table") -> None:
+        self.namespace = namespace
+        self.table = table
+
+    def __call__(self) -> "list[str]":
+        names = {name for name in self.namespace if name != "__dir__"}
+        return sorted(names.union(self.table))
+
+    def __repr__(self) -> str:
+        return "<dir() of a module with deprecated names (pep726hook)>"
+
+
+def move_if_ended(module: ModuleType) -> None:
+    """Move *module*'s names if it waits for the end of its import and that has come.
+
+    Called by the pending-markers class's reads, after their markers are converted.
+    """
+    found = _privates.get(id(module))
+    if found is None or found[0]() is not module or found[3][0] or not import_ended(module):
+        return
+    with _state.lock:
+        engine = _state.opt_in_engine
+        if engine is not None and can_move(module, engine) and not found[3][0]:
+            _move(module)
+
+
+def move_again(module: ModuleType) -> None:
+    """Move the deprecated names a moved *module*'s code bound again (``reload()``).
+
+    Under the install lock.
+    """
+    found = _privates.get(id(module))
+    if found is not None and found[0]() is module and found[3][0] and import_ended(module):
+        _move(module)
+
+
+def read_moved(module: ModuleType, name: str) -> "tuple[Deprecation, Any] | None":
+    """Return the entry and value of *module*'s moved deprecated *name*, or None.
+
+    For the one read that moves the names (the caller warns); later reads
+    reach the extension's descriptor.  A lazy value is loaded and kept.
+    """
+    found = _privates.get(id(module))
+    table = deprecations_of(module)
+    entry = None if table is None else table.get(name)
+    if found is None or found[0]() is not module or entry is None:
+        return None
+    private = found[1]
+    if name in private:
+        return entry, private[name]
+    if entry.load is None:
+        return None
+    return entry, private.setdefault(name, entry.load())
+
+
+def moved_values(module: ModuleType) -> "dict[str, Any]":
+    # The private builtins of a module whose names moved, else an empty dict.
+    found = _privates.get(id(module))
+    if found is None or found[0]() is not module or not found[3][0]:
+        return {}
+    return found[1]
+
+
+def _run_again(module: ModuleType) -> None:
+    """A moved *module*'s ``__spec__`` was stored (``importlib.reload()`` runs its body again).
+
+    Before 3.12 no dict watcher sees the body bind the deprecated names
+    again in the namespace: the module gets the pending-markers class, whose
+    first read moves them again.  Under the install lock.
+    """
+    found = _privates.get(id(module))
+    if found is None or found[0]() is not module or not found[3][0]:
+        return
+    if give_pending_markers_class(module) is None:
+        found[3][0] = False
+
+
+def sync_served(module: ModuleType) -> None:
+    # The extension's entries follow the table (under the install lock).
+    found = _privates.get(id(module))
+    if found is None or found[0]() is not module or not found[3][0]:
+        return
+    table = deprecations_of(module) or {}
+    served = found[2]
+    for name in list(served):
+        if name not in table:
+            del served[name]
+    for name, entry in table.items():
+        served[name] = _entry_tuple(entry)
+
+
+_ABSENT: "Any" = object()
+
+# (id(module), name) -> how many stores or deletions of that moved deprecated
+# name through its module run now, in any thread (under the install lock).
+_stores_running: "dict[tuple[int, str], int]" = {}
+
+
+def _store_moved(module: ModuleType, name: str, value: object = _ABSENT) -> None:
+    """The patched slot's call for a store or deletion of a moved deprecated name.
+
+    As before the move: warn at the line that stored (or deleted), then store
+    through the module's hooks with the name back in the namespace, then end
+    the deprecation; a failing store leaves it as it was (the last one of the
+    name running moves the value back out).  The import system
+    binding a lazily deprecated submodule on its package neither warns nor
+    ends it: the submodule goes into the private builtins.  A
+    ``deprecated()`` marker deprecates the name anew.
+    """
+    found = _privates.get(id(module))
+    table = deprecations_of(module)
+    entry = None if table is None else table.get(name)
+    if found is None or found[0]() is not module or entry is None:
+        _native().store_through_hooks(module, name, *(() if value is _ABSENT else (value,)))
+        if name == "__spec__" and value is not _ABSENT:
+            with _state.lock:
+                _run_again(module)
+        return
+    private = found[1]
+    if (
+        entry.submodule is not None
+        and value is not _ABSENT
+        and value is sys.modules.get(entry.submodule)
+    ):
+        private[name] = value
+        return
+    marker = type(value) is DeprecatedValue
+    if not marker:
+        warn = entry.warn
+        if warn is None:
+            import warnings
+
+            warnings.warn(entry.message, entry.category, 2)
+        else:
+            warn(entry.message, entry.category, 3)
+    namespace = _namespace(module)
+    interpreter = _interpreter_builtins()
+    native = _native()
+    key = (id(module), name)
+    # The name goes back into the namespace for the store (the module's
+    # hooks see it there, as before the move): not a rebinding to undo.
+    with _state.lock:
+        _count_running_store(key, 1)
+    native.set_storing(module, True)
+    try:
+        with _state.lock:
+            if name in private:
+                namespace[name] = private[name]
+                _restore_builtin(private, interpreter, name)
+        try:
+            native.store_through_hooks(module, name, *(() if value is _ABSENT else (value,)))
+        except BaseException:
+            with _state.lock:
+                # Only the last store of the name still running moves it
+                # back: another one's hooks may have stored a new value,
+                # and a successful one ends the deprecation, which a value
+                # moved out of the namespace under it would lose.
+                if (
+                    _stores_running[key] == 1
+                    and table is not None
+                    and table.get(name) is entry
+                    and name in namespace
+                ):
+                    # Into the private builtins before out of the namespace:
+                    # a reader in another thread finds it in one of them.
+                    private[name] = namespace[name]
+                    del namespace[name]
+            raise
+        with _state.lock:
+            if table is not None and table.get(name) is entry:
+                del table[name]
+            sync_served(module)
+    finally:
+        with _state.lock:
+            _count_running_store(key, -1)
+        native.set_storing(module, False)
+
+
+def _count_running_store(key: "tuple[int, str]", step: int) -> None:
+    # Under the install lock.
+    running = _stores_running.get(key, 0) + step
+    if running:
+        _stores_running[key] = running
+    else:
+        del _stores_running[key]
+
+
+def _restore_builtin(private: "dict[str, Any]", interpreter: "dict[str, Any]", name: str) -> None:
+    # A deprecated name that shadowed a builtin (open, id) gives it back.
+    if name in interpreter:
+        private[name] = interpreter[name]
+    else:
+        private.pop(name, None)

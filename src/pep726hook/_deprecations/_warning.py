@@ -1,0 +1,74 @@
+"""The warning a read, store or deletion of a deprecated name issues, and where it points.
+
+Each function here warns from a fixed depth below the frame that read,
+stored or deleted: the *stacklevel* it passes names that frame's line.  The
+native engine's C descriptor warns the same way (``warn_deprecation`` in
+``src/c/native/deprecated_names.c``).
+"""
+
+import _warnings
+import sys
+
+from .._composition import NO_HOOK
+from ._entries import DeprecatedValue, Deprecation, deprecation_entry
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from types import ModuleType
+    from typing import Any
+
+# The frame of importlib's _handle_fromlist: `from package import name` asks
+# hasattr(package, name) there before the import statement reads the name.
+_IMPORT_SYSTEM_MODULES = ("_frozen_importlib", "importlib._bootstrap")
+
+
+def warn_for(entry: Deprecation, stacklevel: int) -> None:
+    """Issue *entry*'s warning; *stacklevel* is what ``warnings.warn`` here would need.
+
+    The library's own *warn* callable is one frame deeper, so it is told one
+    more: ``warnings.warn(message, category, stacklevel)`` called directly in
+    it names the same line.
+    """
+    warn = entry.warn
+    if warn is None:
+        _warnings.warn(entry.message, entry.category, stacklevel)
+    else:
+        warn(entry.message, entry.category, stacklevel + 1)
+
+
+def is_fromlist_probe(frame: "Any") -> bool:
+    """Tell whether *frame* is importlib's ``_handle_fromlist``.
+
+    ``from package import name`` asks ``hasattr(package, name)`` there before
+    the import statement's own read; only that read warns.
+    """
+    return (
+        frame.f_code.co_name == "_handle_fromlist"
+        and frame.f_globals.get("__name__") in _IMPORT_SYSTEM_MODULES
+    )
+
+
+def warn_deprecated(module: "ModuleType", name: str, value: object) -> "Any":
+    """Warn for a store (*value*) or deletion (``NO_HOOK``) of a deprecated *name*.
+
+    Returns (table, entry) to end once the store or deletion succeeded, or
+    None.  Called by the hook-aware ``__setattr__``/``__delattr__`` only,
+    whose frame warnings skip: stacklevel 3 here is the line that stored or
+    deleted.  The import system binding a lazily deprecated submodule on its
+    package (``import pkg.sub`` does ``setattr(pkg, "sub", module)``) neither
+    warns nor ends the deprecation.
+    """
+    deprecation = deprecation_entry(module, name)
+    if deprecation is None:
+        return None
+    entry = deprecation[1]
+    if type(value) is DeprecatedValue:
+        return None  # deprecated anew: the marker's deprecation replaces this one
+    if (
+        entry.submodule is not None
+        and value is not NO_HOOK
+        and value is sys.modules.get(entry.submodule)
+    ):
+        return None
+    warn_for(entry, 3)
+    return deprecation
