@@ -701,6 +701,25 @@ def test_the_class_of_a_module_with_deprecations_pickles_by_reference(
         assert pickle.loads(pickle.dumps(cls)) is cls
 
 
+def test_the_deprecating_classes_say_what_they_are_and_where_they_live(
+    route: str, load: Callable[..., Any]
+) -> None:
+    # While the body runs, the native engine gives the pending-markers class
+    # (its names move once the import has ended), the class engine the
+    # deprecating class itself; both come from the deprecations package and
+    # pickle by reference.
+    import pickle
+
+    module = load(LIBRARY + "import sys\nclass_in_body = type(sys.modules[__name__])\n")
+    cls = module.class_in_body
+    home = "pep726hook._deprecations._classes"
+    expected = "PendingMarkersModule" if route == "native" else "DeprecatingModule"
+    assert next(c.__qualname__ for c in cls.__mro__ if c.__module__ == home) == expected
+    assert repr(getattr(sys.modules[home], expected)) == f"<class '{home}.{expected}'>"
+    for protocol in range(pickle.HIGHEST_PROTOCOL + 1):
+        assert pickle.loads(pickle.dumps(cls, protocol)) is cls
+
+
 def test_moduletype_setattr_called_directly_skips_the_deprecating_class_under_both_engines(
     route: str, load: Callable[..., Any]
 ) -> None:

@@ -19,8 +19,8 @@
  *
  * The deprecating modules are held weakly (weak_table.c), each with a tuple
  * (private builtins, {name: (message, category, warn, load, submodule)})
- * that pep726hook._deprecation keeps up to date.  Stores and deletions of a
- * deprecated name through its module go to a Python callback of that module
+ * that pep726hook._deprecations keeps up to date.  Stores and deletions of a
+ * deprecated name through its module go to a Python callback of that package
  * (warn, put the name back, store, end the deprecation). */
 #include "native.h"
 #if PY_VERSION_HEX < 0x030B0000

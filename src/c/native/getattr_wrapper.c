@@ -4,7 +4,7 @@
  * module's names; the wrapper calls the held function on a miss.  Only
  * reads the specialiser leaves to the slot get here.  Deprecated attributes
  * need no wrapper: a module with deprecated names gets a Python class of
- * its own (pep726hook._deprecation). */
+ * its own (pep726hook._deprecations). */
 #include "native.h"
 
 /* ModuleType's own read slot, captured when first wrapped and never cleared:
