@@ -201,6 +201,12 @@ def add_deprecated_name(mixin: type, name: str) -> None:
         setattr(mixin, name, DeprecatedName(name))
 
 
+# What a read through a module of the pending-markers class calls first
+# (serve_pending_reads); None until the package's top registers them.
+_convert_pending_markers: "Any" = None
+_read_moved: "Any" = None
+
+
 def serve_pending_reads(
     convert_pending_markers: "Callable[[ModuleType], None]",
     read_moved: "Callable[[ModuleType, str], Any]",
@@ -217,9 +223,6 @@ def serve_pending_reads(
     _convert_pending_markers = convert_pending_markers
     _read_moved = read_moved
 
-
-_convert_pending_markers: "Callable[[ModuleType], None]"
-_read_moved: "Callable[[ModuleType, str], Any]"
 
 DeprecatingModule = deprecating_mixin(
     opted_in_mixin(),
