@@ -489,7 +489,7 @@ def test_deprecate_attribute_puts_the_value_back_when_opting_in_fails(
     def failing(_module: object, _fast_getattr: object = None) -> None:
         raise RuntimeError("opting in failed")
 
-    monkeypatch.setattr("pep726hook._deprecations._api.opt_in", failing)
+    monkeypatch.setattr("pep726hook._deprecations._deprecating.opt_in", failing)
     with pytest.raises(RuntimeError, match="opting in failed"):
         pep726hook.deprecate_attribute(module, "value", "gone")
     assert own_value(module, "value") == 3

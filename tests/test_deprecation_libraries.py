@@ -30,7 +30,7 @@ from _deprecation_helpers import own_value
 from _venv import ENGINES, WriteModule, describe, join_or_fail, run_fresh_python
 
 import pep726hook
-from pep726hook import _deprecation
+from pep726hook._deprecations import _entries
 
 # A Twisted-like helper module: the warning goes through a replaceable
 # method (twisted.python.deprecate.setWarningMethod), whose target is called
@@ -204,7 +204,7 @@ def test_a_zope_like_suppressor_silences_reads_stores_and_deletions(
             assert hasattr(module, "Old")
             module.Old = 1
     assert caught == []
-    assert module.Old == 1 and "Old" not in (_deprecation.deprecations_of(module) or {})
+    assert module.Old == 1 and "Old" not in (_entries.deprecations_of(module) or {})
 
 
 class Refused(Exception):
@@ -221,7 +221,7 @@ def test_a_warning_function_that_raises_fails_the_access_and_changes_nothing(
 ) -> None:
     module = load("value = 3\n", name="refmod")
     pep726hook.deprecate_attribute(module, "value", "refused", warn=_refuse)
-    table = dict(_deprecation.deprecations_of(module) or {})
+    table = dict(_entries.deprecations_of(module) or {})
     namespace = dict(vars(module))
     for access in (
         lambda: module.value,
@@ -231,7 +231,7 @@ def test_a_warning_function_that_raises_fails_the_access_and_changes_nothing(
     ):
         with pytest.raises(Refused, match="refused"):
             access()
-        assert _deprecation.deprecations_of(module) == table
+        assert _entries.deprecations_of(module) == table
         assert vars(module) == namespace
 
 
@@ -245,7 +245,7 @@ def test_warnings_warn_itself_is_the_default(load: Callable[..., Any]) -> None:
         assert module.value == 3
         line = _line_of(here) - 1
     assert [(w.filename, w.lineno) for w in caught] == [(__file__, line)]
-    assert (_deprecation.deprecations_of(module) or {})["value"].warn is None
+    assert (_entries.deprecations_of(module) or {})["value"].warn is None
 
 
 @pytest.mark.usefixtures("route")
@@ -258,7 +258,7 @@ def test_a_warn_that_is_not_callable_is_refused_and_changes_nothing(
     with pytest.raises(TypeError, match="warn must be a callable"):
         pep726hook.deprecate_attribute(module, "value", "m", warn=3)  # type: ignore[arg-type]
     assert own_value(module, "value") == 3
-    assert _deprecation.deprecations_of(module) is None
+    assert _entries.deprecations_of(module) is None
 
 
 # -- deprecated() values stored through the module ----------------------------------------
@@ -501,10 +501,15 @@ def test_a_module_alive_until_shutdown_prints_nothing(engine: str, tmp_path: Pat
         os.environ["PEP726HOOK_ENGINE"] = {engine!r}
         sys.path.insert(0, {str(tmp_path)!r})
         import json
-        import pep726hook, pep726hook._deprecation, pep726hook._state
+        import pep726hook, pep726hook._deprecations._api, pep726hook._state
         import shutmod
         json.keep = shutmod
-        for name in ("pep726hook._deprecation", "pep726hook._state", "pep726hook._composition"):
+        for name in (
+            "pep726hook._deprecations._entries",
+            "pep726hook._deprecations._moved",
+            "pep726hook._state",
+            "pep726hook._composition",
+        ):
             module = sys.modules.get(name)
             if module is not None:
                 # What the interpreter does at shutdown, before json goes.
@@ -874,4 +879,4 @@ def test_a_reader_sees_the_value_or_its_absence_while_a_deprecated_name_is_delet
         _run_for_a_while(read, read, delete_and_deprecate_again)
     assert bad == []
     assert "value" not in vars(module)
-    assert "value" not in (_deprecation.deprecations_of(module) or {})
+    assert "value" not in (_entries.deprecations_of(module) or {})

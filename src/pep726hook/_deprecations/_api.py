@@ -11,12 +11,11 @@ anything changes; the work is :func:`._deprecating.deprecate`'s.
 
 import sys
 
-from .. import _state
-from .._enable import module_named, needs_opt_in, opt_in, report_refused_variable
-from ._deprecating import convert_at_first_read, convert_markers, deprecate
-from ._entries import DeprecatedValue, Deprecation, check_name, deprecations_of, markers_in
+from .._enable import module_named
+from ._deprecating import convert_at_first_read, deprecate_opting_in, replace_deprecation
+from ._entries import DeprecatedValue, Deprecation, check_name, deprecations_of
 from ._entries import namespace as _namespace
-from ._moved import body_runs_again, move_again, moved_values, sync_served
+from ._moved import body_runs_again, moved_values
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -183,12 +182,7 @@ def deprecate_attribute(
         load, submodule = (
             (existing.load, existing.submodule) if factory is None else (factory, None)
         )
-        replaced = Deprecation(message, category, warn, load, submodule)
-        with _state.lock:
-            if table is not None:
-                table[name] = replaced
-                sync_served(target)
-            move_again(target)
+        replace_deprecation(target, name, Deprecation(message, category, warn, load, submodule))
         return
     if present:
         # With a factory, a body that importlib.reload() runs again after the
@@ -201,15 +195,7 @@ def deprecate_attribute(
         entry = _submodule_deprecation(
             namespace, name, message, category=category, warn=warn, caller=caller
         )
-    # As enable(target) would: a marker under a dunder name is refused before
-    # anything changes, the module is opted in, and its markers converted.
-    markers = markers_in(target)
-    if needs_opt_in(target, None, bool(markers)):
-        refused_variable = opt_in(target)
-        convert_markers(target)
-        if refused_variable is not None:
-            report_refused_variable(refused_variable)
-    deprecate(target, {name: entry})
+    deprecate_opting_in(target, {name: entry})
 
 
 def _submodule_deprecation(

@@ -20,7 +20,14 @@ import sys
 from .. import _state
 from .._class_engine import call_at_import_end
 from .._composition import namespace_of, register_deprecations
-from .._enable import enable, is_opted_in, register_markers
+from .._enable import (
+    enable,
+    is_opted_in,
+    needs_opt_in,
+    opt_in,
+    register_markers,
+    report_refused_variable,
+)
 from ._classes import (
     DeprecatingModule,
     add_deprecated_name,
@@ -32,6 +39,7 @@ from ._entries import (
     DeprecatedValue,
     Deprecation,
     check_name,
+    deprecations_of,
     end_deprecation,
     ids_with_tables,
     is_dunder,
@@ -43,9 +51,11 @@ from ._moved import (
     can_move,
     give_private_builtins,
     import_ended,
+    move_again,
     move_if_ended,
     move_now,
     read_moved,
+    sync_served,
 )
 from ._warning import warn_deprecated
 
@@ -92,6 +102,36 @@ def enable_if_marked(module: ModuleType) -> None:
     # A marker under a dunder name, which enable() refuses, leaves it alone.
     if names and not any(is_dunder(name) for name in names):
         enable(module)
+
+
+def deprecate_opting_in(module: ModuleType, entries: "Table") -> None:
+    """Opt *module* in as ``enable()`` does, then deprecate *entries* (``deprecate_attribute()``).
+
+    A marker under a dunder name in its namespace is refused before
+    anything changes, as ``enable()`` refuses it; its markers become
+    deprecations.
+    """
+    markers = markers_in(module)
+    if needs_opt_in(module, None, bool(markers)):
+        refused_variable = opt_in(module)
+        convert_markers(module)
+        if refused_variable is not None:
+            report_refused_variable(refused_variable)
+    deprecate(module, entries)
+
+
+def replace_deprecation(module: ModuleType, name: str, entry: Deprecation) -> None:
+    """Replace the entry of *module*'s deprecated *name* with *entry*, whole.
+
+    Under the install lock; the extension's entries follow, and names the
+    module's code bound again (``importlib.reload()``) move again.
+    """
+    table = deprecations_of(module)
+    with _state.lock:
+        if table is not None:
+            table[name] = entry
+            sync_served(module)
+        move_again(module)
 
 
 def deprecate(module: ModuleType, entries: "Table") -> None:
