@@ -10,9 +10,9 @@ marker through an opted-in module.
 
 The engines, the hook-aware classes and ``enable()`` never import this
 package: as it loads, this module registers with each what it calls back
-(the end of the block below), and nothing else of the package is called
-from outside it but through the C extension's store callback
-(:func:`._moved._store_moved`).
+(at its end).  Besides those, only the C extension's store callback
+(:func:`._moved._store_moved`) and pickle (the deprecating classes'
+names, resolved by :mod:`._classes`) reach into the package from outside.
 """
 
 import sys
