@@ -190,6 +190,51 @@ def test_no_module_imports_a_private_name_of_another() -> None:
     assert private_imports(module_files()) == []
 
 
+def test_only_the_deprecations_package_imports_its_modules() -> None:
+    # The engines, the composition, the state and enable() call it back only
+    # through what it registers as it loads; the public names reach it
+    # through the package's lazy loader, which this reading cannot see.
+    deprecations = f"{PACKAGE}._deprecations"
+    graph = import_graph(module_files())
+    importers = [
+        name
+        for name, imported in graph.items()
+        if not (name == deprecations or name.startswith(deprecations + "."))
+        and any(m == deprecations or m.startswith(deprecations + ".") for m in imported)
+    ]
+    assert importers == []
+    assert f"{deprecations}._deprecating" in graph[f"{deprecations}._api"]
+    # Nor looks it up by name in sys.modules (a string naming it, docstrings aside).
+    spelt = [
+        f"{name}: {text!r}"
+        for name, path in module_files().items()
+        if name not in (PACKAGE, deprecations) and not name.startswith(deprecations + ".")
+        for text in _strings_in_code(path)
+        if text.lstrip(".").startswith("_deprecation") or f"{PACKAGE}._deprecation" in text
+    ]
+    assert spelt == []
+
+
+def _strings_in_code(path: Path) -> list[str]:
+    """The string constants of a module's code, its docstrings left out."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    docstrings = {
+        id(node.body[0].value)
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+        and node.body
+        and isinstance(node.body[0], ast.Expr)
+        and isinstance(node.body[0].value, ast.Constant)
+    }
+    return [
+        node.value
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant)
+        and isinstance(node.value, str)
+        and id(node) not in docstrings
+    ]
+
+
 def test_the_checks_catch_a_circle_and_a_private_import(tmp_path: Path) -> None:
     # The same functions on a small package that has both faults.
     for name, text in {
