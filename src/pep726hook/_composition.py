@@ -73,6 +73,8 @@ def register_deprecations(
     ``convert_pending_markers(module)`` (after a marker was stored).
     """
     global _deprecating_ids, _marker_type, _deprecation_calls
+    # The calls first: a store in another thread that finds a marker or a
+    # deprecating module finds them too.
     _deprecation_calls = calls
     _marker_type = marker_type
     _deprecating_ids = deprecating_ids
