@@ -98,6 +98,7 @@ NATIVE_SOURCES = [
         "descriptor",
         "hookless_cache",
         "call_guard",
+        "namespace_walk",
         "subclasses",
         "deprecated_names",
     )

@@ -795,17 +795,17 @@ visit_for_rebinding(PyObject *item, void *arg)
 #  endif
 #endif
 
-Py_ssize_t
-rebind_builtins(PyObject *namespaces, PyObject *privates, PyObject *interpreter)
-{
+Py_ssize_t rebinding_passes = 0;
+
 #if PY_VERSION_HEX >= 0x030A0000
-    /* From 3.10 on a function keeps the builtins of the globals it was made
-     * in; before, each call looks globals['__builtins__'] up. */
-    rebind_pass pass = {&PyList_GET_ITEM(namespaces, 0), &PyList_GET_ITEM(privates, 0),
-                        PyList_GET_SIZE(namespaces), interpreter, NULL, NULL, 0, 0, 0};
-    if (pass.count == 0) {
-        return 0;
-    }
+/* One pass over the tracked objects for namespaces[0..count): the number
+ * rebound, or -1 with an exception. */
+static Py_ssize_t
+rebind_in_one_pass(PyObject *const *namespaces, PyObject *const *privates, Py_ssize_t count,
+                   PyObject *interpreter)
+{
+    rebind_pass pass = {namespaces, privates, count, interpreter, NULL, NULL, 0, 0, 0};
+    rebinding_passes++;
 #  if PY_VERSION_HEX >= 0x030C0000
     /* Every object the collector tracks, without a list of them all. */
     PyUnstable_GC_VisitObjects(visit_for_rebinding, &pass);
@@ -831,7 +831,7 @@ rebind_builtins(PyObject *namespaces, PyObject *privates, PyObject *interpreter)
     }
     Py_DECREF(objects);
 #  endif
-    Py_ssize_t count = pass.failed ? -1 : pass.found_count;
+    Py_ssize_t count_rebound = pass.failed ? -1 : pass.found_count;
     for (Py_ssize_t i = 0; i < pass.found_count; i++) {
         PyFunctionObject *function = pass.found[i];
         if (!pass.failed) {
@@ -845,14 +845,116 @@ rebind_builtins(PyObject *namespaces, PyObject *privates, PyObject *interpreter)
     }
     PyMem_RawFree(pass.found);
     PyMem_RawFree(pass.found_index);
-    if (count < 0) {
+    if (count_rebound < 0) {
         PyErr_NoMemory();
     }
-    return count;
+    return count_rebound;
+}
+
+/* None if the walk proved its namespace, else why not. */
+static PyObject *
+walk_outcome_text(namespace_walk_result *result)
+{
+    switch (result->outcome) {
+    case WALK_PROVED:
+        Py_RETURN_NONE;
+    case WALK_BUDGET_EXCEEDED:
+        return PyUnicode_FromString("the walk exceeded its budget");
+    case WALK_NAMESPACE_HELD:
+        return PyUnicode_FromFormat(
+            "the namespace has %zd references beyond its module and the functions found",
+            result->extra);
+    case WALK_GENERATOR_FUNCTION_HELD:
+        return PyUnicode_FromFormat(
+            "the generator function %U has %zd references beyond those the walk saw",
+            result->held_function, result->extra);
+    }
+    Py_UNREACHABLE();
+}
+#endif
+
+PyObject *
+rebind_builtins(PyObject *modules, PyObject *privates, PyObject *interpreter, Py_ssize_t needed)
+{
+    Py_ssize_t count = PyList_GET_SIZE(modules);
+    PyObject *outcomes = PyList_New(count);
+    if (outcomes == NULL) {
+        return NULL;
+    }
+    Py_ssize_t rebound = 0;
+    int pass_ran = 0;
+#if PY_VERSION_HEX >= 0x030A0000
+    /* From 3.10 on a function keeps the builtins of the globals it was made
+     * in; before, each call looks globals['__builtins__'] up.  Each
+     * namespace is walked first (namespace_walk.c); one pass serves those
+     * whose walk proved nothing, if one of them is needed now (the others
+     * wait for their own move). */
+    namespace_walk_result *results = (namespace_walk_result *)PyMem_RawCalloc(
+        (size_t)(count + 1), sizeof(namespace_walk_result));
+    PyObject **left = (PyObject **)PyMem_RawCalloc((size_t)(2 * count + 1), sizeof(PyObject *));
+    int failed = results == NULL || left == NULL;
+    if (failed) {
+        PyErr_NoMemory();
+    }
+    Py_ssize_t left_count = 0;
+    int pass_needed = 0;
+    /* The walks make no object: the counts they read are those of one
+     * moment, with nothing but the modules held on the way here. */
+    for (Py_ssize_t i = 0; i < count && !failed; i++) {
+        PyObject *module = PyList_GET_ITEM(modules, i);
+        PyObject *namespace = PyModule_GetDict(module);
+        PyObject *private_builtins = PyList_GET_ITEM(privates, i);
+        /* The record set_deprecating() keeps holds the namespace too. */
+        weak_entry *entry = weak_table_find(&deprecating_modules, module);
+        Py_ssize_t known = entry != NULL && entry->value != NULL &&
+                           PyTuple_GET_ITEM(entry->value, 2) == namespace;
+        if (walk_namespace(namespace, private_builtins, interpreter, known, &results[i]) < 0) {
+            failed = 1;
+            break;
+        }
+        rebound += results[i].rebound;
+        if (results[i].outcome != WALK_PROVED) {
+            pass_needed |= i < needed;
+            left[left_count] = namespace;
+            left[count + left_count] = private_builtins;
+            left_count++;
+        }
+    }
+    if (!failed && pass_needed) {
+        pass_ran = 1;
+        Py_ssize_t found = rebind_in_one_pass(left, left + count, left_count, interpreter);
+        failed = found < 0;
+        rebound += failed ? 0 : found;
+    }
+    for (Py_ssize_t i = 0; i < count && results != NULL; i++) {
+        if (!failed) {
+            PyObject *text = walk_outcome_text(&results[i]);
+            PyObject *outcome = text == NULL ? NULL : Py_BuildValue("(nN)", results[i].walked, text);
+            failed = outcome == NULL;
+            if (!failed) {
+                PyList_SET_ITEM(outcomes, i, outcome);
+            }
+        }
+        Py_XDECREF(results[i].held_function);
+    }
+    PyMem_RawFree(results);
+    PyMem_RawFree(left);
+    if (failed) {
+        Py_DECREF(outcomes);
+        return NULL;
+    }
 #else
-    (void)namespaces;
     (void)privates;
     (void)interpreter;
-    return 0;
+    (void)needed;
+    for (Py_ssize_t i = 0; i < count; i++) {
+        PyObject *outcome = Py_BuildValue("(nO)", (Py_ssize_t)0, Py_None);
+        if (outcome == NULL) {
+            Py_DECREF(outcomes);
+            return NULL;
+        }
+        PyList_SET_ITEM(outcomes, i, outcome);
+    }
 #endif
+    return Py_BuildValue("(niN)", rebound, pass_ran, outcomes);
 }

@@ -397,11 +397,45 @@ NATIVE_INTERNAL int set_storing(PyObject *module, int storing);
 NATIVE_INTERNAL int set_store_callback(PyObject *callback);
 NATIVE_INTERNAL void forget_deprecations(int release);
 NATIVE_INTERNAL int store_while_deprecating(PyObject *self, PyObject *name, PyObject *value);
-/* Give the functions whose globals are the dicts of the list *namespaces*
- * and whose builtins are *interpreter* the matching dict of *privates*; the
- * number rebound, or -1 with an exception. */
-NATIVE_INTERNAL Py_ssize_t rebind_builtins(PyObject *namespaces, PyObject *privates,
-                                           PyObject *interpreter);
+/* Give the functions whose globals are the namespaces of the list *modules*
+ * and whose builtins are *interpreter* the matching dict of *privates*, all
+ * of them for the first *needed* modules: (rebound, whether a pass over the
+ * tracked objects ran, [(objects walked, None or why the walk from that
+ * namespace proved nothing)]), or NULL with an exception. */
+NATIVE_INTERNAL PyObject *rebind_builtins(PyObject *modules, PyObject *privates,
+                                          PyObject *interpreter, Py_ssize_t needed);
+/* How many passes over the tracked objects rebind_builtins() ran so far. */
+NATIVE_INTERNAL extern Py_ssize_t rebinding_passes;
+
+/* ---- a module's functions found from its namespace (namespace_walk.c) ---- */
+
+/* References the walk may visit: this many per name of the namespace, and
+ * this many more. */
+#define WALK_BUDGET_PER_NAME 64
+#define WALK_BUDGET_BASE 4096
+
+enum walk_outcome {
+    WALK_PROVED,                  /* every function with those globals was found */
+    WALK_BUDGET_EXCEEDED,         /* the walk stopped early */
+    WALK_NAMESPACE_HELD,          /* extra: references to the namespace not explained */
+    WALK_GENERATOR_FUNCTION_HELD, /* extra: references to held_function not seen */
+};
+
+typedef struct {
+    Py_ssize_t walked;  /* objects walked */
+    Py_ssize_t rebound; /* functions given the private builtins */
+    enum walk_outcome outcome;
+    Py_ssize_t extra;
+    PyObject *held_function; /* its __qualname__ (a new reference), or NULL */
+} namespace_walk_result;
+
+/* Walk from *namespace* to the functions whose globals it is, give those
+ * with the *interpreter* builtins *private_builtins*, and tell whether they
+ * were provably all (3.10+): whether nothing but its module, *known* other
+ * references and those functions holds it.  0, or -1 with an exception. */
+NATIVE_INTERNAL int walk_namespace(PyObject *namespace, PyObject *private_builtins,
+                                   PyObject *interpreter, Py_ssize_t known,
+                                   namespace_walk_result *result);
 /* The store slot without the deprecation detour (store.c). */
 NATIVE_INTERNAL int store_through_hooks(PyObject *self, PyObject *name, PyObject *value);
 
