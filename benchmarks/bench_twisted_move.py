@@ -272,7 +272,9 @@ def main() -> int:
             f" reads through modules waiting to move: {inspected.get('waiting_reads', 0)}"
         )
         for number, found in enumerate(rebindings, 1):
-            ran = f"pass over {found['tracked']} tracked objects" if found["pass_ran"] else "no pass"
+            ran = (
+                f"pass over {found['tracked']} tracked objects" if found["pass_ran"] else "no pass"
+            )
             print(
                 f"    rebinding {number} (moving {found['moving']}): {ran},"
                 f" {found['rebound']} functions rebound"
