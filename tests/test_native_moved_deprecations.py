@@ -427,13 +427,74 @@ def test_a_function_only_another_module_holds_sees_the_name_after_the_move(
         assert keeper.kept[0]() is own_value(module, "Old")
 
 
+# Every kind of function the walk from the namespace reaches, all made
+# before the deprecation call: no pass is needed.
+REACHABLE_CODE = """
+import functools
+import pep726hook
+
+class Old:
+    pass
+
+def before():
+    return Old
+
+class Holder:
+    def method(self):
+        return Old
+
+    @property
+    def prop(self):
+        return Old
+
+    @classmethod
+    def klass(cls):
+        return Old
+
+    @staticmethod
+    def static():
+        return Old
+
+    class Nested:
+        def method(self):
+            return Old
+
+def make_closure():
+    def inner():
+        return Old
+    return inner
+
+closure_before = make_closure()
+table = {"key": [(lambda: Old,)]}
+partial_before = functools.partial(lambda unused: Old, 1)
+
+def decorate(function):
+    @functools.wraps(function)
+    def wrapper():
+        return function()
+    return wrapper
+
+@decorate
+def decorated_before():
+    return Old
+
+def generator():
+    yield Old
+
+async def coroutine():
+    return Old
+
+pep726hook.deprecate_attribute(__name__, "Old", "Old is deprecated")
+"""
+
+
 @native_only
 @pytest.mark.skipif(sys.version_info < (3, 10), reason="before 3.10 nothing is rebound")
 def test_functions_reachable_from_the_namespace_are_rebound_without_the_pass(
     route: str, load: Callable[..., Any]
 ) -> None:
     passes = _passes()
-    module = load()
+    module = load(REACHABLE_CODE, name="reachable")
     if not _moved(module):
         pytest.skip("enable() chose the class engine")
     assert _passes() == passes
@@ -442,13 +503,21 @@ def test_functions_reachable_from_the_namespace_are_rebound_without_the_pass(
         warnings.simplefilter("error")
         found = [
             module.before(),
-            module.closure_before(),
-            module.lambdas_before[0](),
-            module.decorated_before(),
             module.Holder().method(),
+            module.Holder().prop,
+            module.Holder.klass(),
             module.Holder.static(),
+            module.Holder.Nested().method(),
+            module.closure_before(),
+            module.table["key"][0][0](),
+            module.partial_before(),
+            module.decorated_before(),
+            next(module.generator()),
         ]
+        with pytest.raises(StopIteration) as returned:
+            module.coroutine().send(None)
     assert all(value is old for value in found)
+    assert returned.value.value is old
 
 
 @native_only

@@ -101,11 +101,14 @@ push(namespace_walk *walk, PyObject *object)
 }
 
 /* functools.partial, whose type is not public: its references are its
- * function, arguments and __dict__. */
+ * function, arguments and __dict__.  (A class merely named so is walked
+ * through its tp_traverse too, which is as safe.) */
 static int
 is_partial(PyObject *object)
 {
-    return strcmp(Py_TYPE(object)->tp_name, "functools.partial") == 0;
+    PyTypeObject *type = Py_TYPE(object);
+    return PyObject_IS_GC(object) && type->tp_traverse != NULL &&
+           strcmp(type->tp_name, "functools.partial") == 0;
 }
 
 /* The objects whose references the walk follows. */
