@@ -428,21 +428,13 @@ def test_a_function_only_another_module_holds_sees_the_name_after_the_move(
 
 
 # Every kind of function the walk from the namespace reaches, all made
-# before the deprecation call: no pass is needed.
-REACHABLE_CODE = """
-import functools
-import pep726hook
-
-class Old:
-    pass
-
-def before():
-    return Old
-
-class Holder:
-    def method(self):
-        return Old
-
+# before the deprecation call (OWN_CODE's first part and more): no pass is
+# needed.
+DEPRECATION_CALL = 'pep726hook.deprecate_attribute(__name__, "Old", "Old is deprecated")\n'
+REACHABLE_CODE = (
+    OWN_CODE.partition(DEPRECATION_CALL)[0]
+    + """
+class MoreKinds:
     @property
     def prop(self):
         return Old
@@ -451,32 +443,12 @@ class Holder:
     def klass(cls):
         return Old
 
-    @staticmethod
-    def static():
-        return Old
-
     class Nested:
         def method(self):
             return Old
 
-def make_closure():
-    def inner():
-        return Old
-    return inner
-
-closure_before = make_closure()
 table = {"key": [(lambda: Old,)]}
 partial_before = functools.partial(lambda unused: Old, 1)
-
-def decorate(function):
-    @functools.wraps(function)
-    def wrapper():
-        return function()
-    return wrapper
-
-@decorate
-def decorated_before():
-    return Old
 
 def generator():
     yield Old
@@ -484,8 +456,10 @@ def generator():
 async def coroutine():
     return Old
 
-pep726hook.deprecate_attribute(__name__, "Old", "Old is deprecated")
 """
+    + DEPRECATION_CALL
+)
+assert DEPRECATION_CALL in OWN_CODE
 
 
 @native_only
@@ -504,11 +478,12 @@ def test_functions_reachable_from_the_namespace_are_rebound_without_the_pass(
         found = [
             module.before(),
             module.Holder().method(),
-            module.Holder().prop,
-            module.Holder.klass(),
             module.Holder.static(),
-            module.Holder.Nested().method(),
+            module.MoreKinds().prop,
+            module.MoreKinds.klass(),
+            module.MoreKinds.Nested().method(),
             module.closure_before(),
+            module.lambdas_before[0](),
             module.table["key"][0][0](),
             module.partial_before(),
             module.decorated_before(),
