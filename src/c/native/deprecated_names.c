@@ -956,5 +956,5 @@ rebind_builtins(PyObject *modules, PyObject *privates, PyObject *interpreter, Py
         PyList_SET_ITEM(outcomes, i, outcome);
     }
 #endif
-    return Py_BuildValue("(niN)", rebound, pass_ran, outcomes);
+    return Py_BuildValue("(nON)", rebound, pass_ran ? Py_True : Py_False, outcomes);
 }
