@@ -11,9 +11,10 @@
  * those, within a budget, and then proves by reference counts that nothing
  * else holds a function of that namespace:
  *
- * - a function holds exactly one strong reference to its globals, and the
- *   module one (its md_dict); so when the namespace's count is 1 + the
- *   functions found, no other function has those globals.  Anything else
+ * - a function holds exactly one strong reference to its globals, the
+ *   module one (its md_dict) and the caller knows of its own (the record of
+ *   the deprecating module); so when the namespace's count is 1 + those +
+ *   the functions found, no other function has those globals.  Anything else
  *   that holds the namespace (a frame on 3.10, a kept globals(), a
  *   function only another module's registry holds) makes the count larger:
  *   then the pass runs.  A reference that a frame's stack borrows (3.14)
