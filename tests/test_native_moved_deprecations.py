@@ -497,6 +497,30 @@ def test_functions_reachable_from_the_namespace_are_rebound_without_the_pass(
 
 @native_only
 @pytest.mark.skipif(sys.version_info < (3, 10), reason="before 3.10 nothing is rebound")
+@pytest.mark.parametrize("form", ["deprecate_attribute", "deprecated_and_enable"])
+def test_a_module_deprecated_after_its_import_has_its_functions_rebound_without_the_pass(
+    route: str, write_module: WriteModule, form: str
+) -> None:
+    # Nothing on the way from the call to the move holds the namespace.
+    write_module("afterimport", "class Old:\n    pass\n\ndef before():\n    return Old\n")
+    module = importlib.import_module("afterimport")
+    old = module.Old
+    passes = _passes()
+    if form == "deprecate_attribute":
+        pep726hook.deprecate_attribute(module, "Old", "Old is deprecated")
+    else:
+        module.Old = pep726hook.deprecated(old, "Old is deprecated")
+        pep726hook.enable(module)
+    if not _moved(module):
+        pytest.skip("enable() chose the class engine")
+    assert _passes() == passes
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert module.before() is old
+
+
+@native_only
+@pytest.mark.skipif(sys.version_info < (3, 10), reason="before 3.10 nothing is rebound")
 def test_a_generator_suspended_before_the_move_makes_the_pass_run(
     route: str, write_module: WriteModule
 ) -> None:

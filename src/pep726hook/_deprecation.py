@@ -233,6 +233,7 @@ def deprecate_attribute(
         entry = _submodule_deprecation(
             namespace, name, message, category=category, warn=warn, caller=caller
         )
+    del namespace  # a move counts the references to it
     enable(target)
     _deprecate(target, {name: entry})
 
