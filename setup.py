@@ -101,6 +101,7 @@ NATIVE_SOURCES = [
         "namespace_walk",
         "subclasses",
         "deprecated_names",
+        "frame_builtins",
     )
 ]
 

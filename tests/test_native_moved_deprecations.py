@@ -345,25 +345,100 @@ def test_a_module_whose_author_replaced_its_builtins_keeps_the_names_in_its_name
         assert module.Old == 1
 
 
-def test_a_generator_suspended_before_the_move_keeps_the_builtins_it_started_with(
+# Frames that started before the deprecation call, still waiting or running
+# when the names move: each reads the name on its next step.
+WAITING_FRAMES = """
+import pep726hook
+
+Old = 1
+
+def generator():
+    yield Old
+    yield Old
+
+class Gate:
+    def __await__(self):
+        yield "waiting"
+
+async def coroutine():
+    first = Old
+    await Gate()
+    return (first, Old)
+
+async def async_generator():
+    yield Old
+    yield Old
+
+running = generator()
+next(running)
+not_started = generator()
+expression = (Old for _ in range(2))
+next(expression)
+waiting_coroutine = coroutine()
+waiting_coroutine.send(None)
+waiting_async_generator = async_generator()
+try:
+    waiting_async_generator.asend(None).send(None)
+except StopIteration:
+    pass
+
+pep726hook.deprecate_attribute(__name__, "Old", "Old is deprecated")
+"""
+
+
+def _result_of(awaitable: Any) -> Any:
+    # One step of a coroutine that ends in it.
+    with pytest.raises(StopIteration) as stopped:
+        awaitable.send(None)
+    return stopped.value.value
+
+
+def test_generators_and_coroutines_suspended_before_the_move_read_the_name_after_it(
     route: str, write_module: WriteModule
 ) -> None:
-    # Documented: a frame that started before the move keeps the builtins it
-    # started with; under the native engine the name is no longer in them.
-    write_module(
-        "genmod",
-        "import pep726hook\nOld = 1\n"
-        "def generator():\n    yield Old\n    yield Old\n"
-        "running = generator()\nnext(running)\n"
-        "pep726hook.deprecate_attribute(__name__, 'Old', 'Old is deprecated')\n",
-    )
+    write_module("genmod", WAITING_FRAMES)
     module = importlib.import_module("genmod")
-    module.__name__  # noqa: B018
-    if _moved(module):
-        with pytest.raises(NameError):
-            next(module.running)
-    else:
+    module.__name__  # noqa: B018  (moves the names)
+    assert ("Old" in vars(module)) is not _moved(module)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
         assert next(module.running) == 1
+        assert list(module.not_started) == [1, 1]
+        assert next(module.expression) == 1
+        assert _result_of(module.waiting_coroutine) == (1, 1)
+        assert _result_of(module.waiting_async_generator.asend(None)) == 1
+
+
+def test_a_thread_looping_in_a_function_that_started_before_the_move_reads_the_name_after_it(
+    route: str, write_module: WriteModule
+) -> None:
+    import threading
+
+    write_module(
+        "threadmod",
+        "import threading\nimport pep726hook\nOld = 1\n"
+        "started = threading.Event()\nmoved = threading.Event()\nseen = []\n"
+        "def loop():\n    seen.append(Old)\n    started.set()\n"
+        "    moved.wait(30)\n    seen.append(Old)\n"
+        "def deprecate_then_read():\n"
+        "    pep726hook.deprecate_attribute(__name__, 'Old', 'Old is deprecated')\n"
+        "    return Old\n",
+    )
+    module = importlib.import_module("threadmod")
+    thread = threading.Thread(target=module.loop)
+    thread.start()
+    try:
+        assert module.started.wait(30)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            # The module's import has ended: the names move during the call,
+            # below the frame that then reads the name.
+            assert module.deprecate_then_read() == 1
+    finally:
+        module.moved.set()
+        thread.join(30)
+    assert module.seen == [1, 1]
+    assert ("Old" in vars(module)) is not _moved(module)
 
 
 # Functions made before the deprecation call that the move cannot reach from

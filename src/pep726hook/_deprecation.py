@@ -559,26 +559,25 @@ def _body_runs_again(module: ModuleType) -> bool:
 
 
 def _rebind_functions(moving: ModuleType) -> None:
-    """Give the functions made before their module's private builtins existed those builtins.
+    """Give the functions and frames made before their module's private builtins existed those builtins.
 
     Under the install lock, before *moving* moves.  From 3.10 on a function
-    keeps the builtins of the globals it was made in; before 3.10 each call
-    looks ``__builtins__`` up, and there is nothing to do.  The extension
+    keeps the builtins of the globals it was made in (before 3.10 each call
+    looks ``__builtins__`` up); a frame keeps those it started with: a
+    suspended generator, coroutine or async generator, and a function
+    running in any thread.  The extension
     walks each waiting module's namespace and proves by reference counts
     that it found every function made in it; one pass over the objects the
     collector tracks serves the modules it could not prove (a function a C
     extension made untracked is not found), and runs only when *moving* is
-    one of them.  Another module it could not prove (its import still runs,
-    and its frames hold its namespace) waits for its own move.
+    one of them (it is also where suspended generators are found).  Another
+    module it could not prove (its import still runs, and its frames hold its
+    namespace) waits for its own move.
     """
     waiting = [
         found for found in list(_privates.values()) if not found[3][1] and found[0]() is not None
     ]
     if not waiting:
-        return
-    if sys.version_info < (3, 10):
-        for found in waiting:
-            found[3][1] = True
         return
     # The modules, not their namespaces: a reference to a namespace held
     # here would be one the proof cannot explain.  The moving one first.

@@ -1,5 +1,5 @@
 /* Finding a module's functions from its namespace, with a proof that none
- * was missed (3.10+).
+ * was missed.
  *
  * At the move, the functions made before a module's first deprecation call
  * still have the interpreter's builtins and must get the module's private
@@ -23,13 +23,17 @@
  * - from 3.11 on a suspended generator's frame holds its function (and not
  *   the globals): a generator function found must have no reference beyond
  *   those the walk saw, or the pass runs (it is where such frames are found).
+ *   Before 3.11 the frame holds the globals, which the first rule counts.
+ *
+ * Before 3.10 a function has no builtins of its own and nothing is rebound,
+ * but the proof still tells whether the pass must look for generators
+ * suspended with the interpreter's builtins (frame_builtins.c).
  *
  * The walk reads the object graph only (tp_traverse and the dicts' own
  * iteration): it runs no Python code and makes no object, so nothing it
  * notes can change or go away before the counts are read. */
 #include "native.h"
 
-#if PY_VERSION_HEX >= 0x030A0000
 
 /* Every object walked, with the references to it that the walk saw. */
 typedef struct {
@@ -142,9 +146,14 @@ visit_reference(PyObject *object, void *arg)
     if (PyFunction_Check(parent)) {
         /* Never a function's globals or builtins: other modules' namespaces. */
         PyFunctionObject *function = (PyFunctionObject *)parent;
-        if (object == function->func_globals || object == function->func_builtins) {
+        if (object == function->func_globals) {
             return 0;
         }
+#if PY_VERSION_HEX >= 0x030A0000
+        if (object == function->func_builtins) {
+            return 0;
+        }
+#endif
     }
     if (2 * (walk->used + 1) > walk->capacity && grow_table(walk) < 0) {
         walk->no_memory = 1;
@@ -206,12 +215,14 @@ visit_references(namespace_walk *walk, PyObject *object)
     return 0;
 }
 
+#if PY_VERSION_HEX >= 0x030A0000
 static int
 is_generator_code(PyFunctionObject *function)
 {
     int flags = ((PyCodeObject *)function->func_code)->co_flags;
     return (flags & (CO_GENERATOR | CO_COROUTINE | CO_ASYNC_GENERATOR)) != 0;
 }
+#endif
 
 int
 walk_namespace(PyObject *namespace, PyObject *private_builtins, PyObject *interpreter,
@@ -258,6 +269,7 @@ walk_namespace(PyObject *namespace, PyObject *private_builtins, PyObject *interp
             continue;
         }
         functions++;
+#if PY_VERSION_HEX >= 0x030A0000
         if (function->func_builtins != interpreter) {
             continue; /* made with the private builtins: so are its frames */
         }
@@ -271,6 +283,10 @@ walk_namespace(PyObject *namespace, PyObject *private_builtins, PyObject *interp
             result->extra = Py_REFCNT(object) - walk.table[i].edges;
             result->held_function = Py_NewRef(function->func_qualname);
         }
+#else
+        (void)private_builtins;
+        (void)interpreter;
+#endif
     }
     PyMem_RawFree(walk.table);
     PyMem_RawFree(walk.stack);
@@ -283,5 +299,3 @@ walk_namespace(PyObject *namespace, PyObject *private_builtins, PyObject *interp
     }
     return 0;
 }
-
-#endif

@@ -29,7 +29,8 @@
  *   weak_table.c holds the opted-in modules weakly, and the deprecating
  *   modules (deprecated_names.c): once a deprecating module's import has
  *   ended, its deprecated names live in a builtins dict of its own and a
- *   descriptor in ModuleType's dict serves reads of each through the module.
+ *   descriptor in ModuleType's dict serves reads of each through the module;
+ *   frames that started before then get those builtins (frame_builtins.c).
  *
  *   An opted-in module's PEP 562 __getattr__ (3.11-3.14, relocated_getattr.c)
  *   moves out of its namespace into its opt-in entry, so that the
@@ -430,12 +431,35 @@ typedef struct {
 } namespace_walk_result;
 
 /* Walk from *namespace* to the functions whose globals it is, give those
- * with the *interpreter* builtins *private_builtins*, and tell whether they
- * were provably all (3.10+): whether nothing but its module, *known* other
+ * with the *interpreter* builtins *private_builtins* (3.10+), and tell
+ * whether they were provably all: whether nothing but its module, *known* other
  * references and those functions holds it.  0, or -1 with an exception. */
 NATIVE_INTERNAL int walk_namespace(PyObject *namespace, PyObject *private_builtins,
                                    PyObject *interpreter, Py_ssize_t known,
                                    namespace_walk_result *result);
+
+/* ---- frames that started before the move (frame_builtins.c) ---- */
+
+/* A frame whose globals are namespaces[i] and whose builtins are
+ * *interpreter* gets privates[i]. */
+typedef struct {
+    PyObject *const *namespaces;
+    PyObject *const *privates;
+    Py_ssize_t count;
+    PyObject *interpreter;
+} frame_targets;
+/* Whether *item* is a generator, coroutine or async generator, whose frame
+ * may wait with the builtins it started with. */
+NATIVE_INTERNAL int may_hold_waiting_frame(PyObject *item);
+/* Give the frame of *generator* its private builtins if it is a target's;
+ * 3.11+: only if its code is in the set *codes* (those of the functions
+ * rebound).  1 if given, 0 if not, -1 with an exception. */
+NATIVE_INTERNAL int rebind_generator_frame(PyObject *generator, const frame_targets *targets,
+                                           PyObject *codes);
+/* The same for every frame but a module body's running in any thread of the
+ * interpreter; the number given, or -1 with an exception. */
+NATIVE_INTERNAL Py_ssize_t rebind_running_frames(const frame_targets *targets);
+
 /* The store slot without the deprecation detour (store.c). */
 NATIVE_INTERNAL int store_through_hooks(PyObject *self, PyObject *name, PyObject *value);
 
