@@ -724,7 +724,7 @@ store_while_deprecating(PyObject *self, PyObject *name, PyObject *value)
  * generators, coroutines and async generators waiting with them. */
 typedef struct {
     frame_targets targets;
-    PyObject **found; /* functions to rebind */
+    PyObject **found; /* functions with those globals, rebound or to rebind */
     Py_ssize_t *found_index;
     Py_ssize_t found_count;
     Py_ssize_t found_capacity;
@@ -734,7 +734,9 @@ typedef struct {
     int failed;
 } rebind_pass;
 
-/* 1 and the index if *item* is a function to rebind, else 0. */
+/* 1 and the index if *item* is a function whose globals are a target's
+ * (a walk may have rebound it already: its generators' frames still wait
+ * with the interpreter's builtins), else 0. */
 static int
 wants_rebinding(rebind_pass *pass, PyObject *item, Py_ssize_t *index)
 {
@@ -743,9 +745,6 @@ wants_rebinding(rebind_pass *pass, PyObject *item, Py_ssize_t *index)
         return 0;
     }
     PyFunctionObject *function = (PyFunctionObject *)item;
-    if (function->func_builtins != pass->targets.interpreter) {
-        return 0;
-    }
     for (Py_ssize_t i = 0; i < pass->targets.count; i++) {
         if (function->func_globals == pass->targets.namespaces[i]) {
             *index = i;
@@ -864,8 +863,8 @@ visit_tracked_objects(rebind_pass *pass)
 }
 
 /* Give the frames of the generators noted the private builtins; from 3.11
- * on only where their code is that of a function the pass rebound (such a
- * frame borrows its function's builtins).  0, or -1 with an exception. */
+ * on only where their code is that of a function of a target (such a frame
+ * borrows its function's builtins).  0, or -1 with an exception. */
 static int
 rebind_generators(rebind_pass *pass)
 {
@@ -908,21 +907,24 @@ rebind_in_one_pass(PyObject *const *namespaces, PyObject *const *privates, Py_ss
 {
     rebind_pass pass = {{namespaces, privates, count, interpreter}, NULL, NULL, 0, 0, NULL, 0, 0, 0};
     rebinding_passes++;
-    Py_ssize_t rebound = -1;
-    if (visit_tracked_objects(&pass) == 0) {
+    Py_ssize_t rebound = 0;
+    int failed = visit_tracked_objects(&pass) < 0;
 #if PY_VERSION_HEX >= 0x030A0000
-        for (Py_ssize_t i = 0; i < pass.found_count; i++) {
-            PyFunctionObject *function = (PyFunctionObject *)pass.found[i];
-            PyObject *private_builtins = privates[pass.found_index[i]];
-            Py_INCREF(private_builtins);
-            /* Frees nothing: the interpreter holds its builtins. */
-            Py_SETREF(function->func_builtins, private_builtins);
+    for (Py_ssize_t i = 0; i < pass.found_count && !failed; i++) {
+        PyFunctionObject *function = (PyFunctionObject *)pass.found[i];
+        if (function->func_builtins != interpreter) {
+            continue;
         }
+        PyObject *private_builtins = privates[pass.found_index[i]];
+        Py_INCREF(private_builtins);
+        /* Frees nothing: the interpreter holds its builtins. */
+        Py_SETREF(function->func_builtins, private_builtins);
+        rebound++;
+    }
 #endif
-        /* The frames after their functions, whose builtins they borrow. */
-        if (rebind_generators(&pass) == 0) {
-            rebound = pass.found_count;
-        }
+    /* The frames after their functions, whose builtins they borrow. */
+    if (!failed && rebind_generators(&pass) < 0) {
+        failed = 1;
     }
     for (Py_ssize_t i = 0; i < pass.found_count; i++) {
         Py_DECREF(pass.found[i]);
@@ -933,7 +935,7 @@ rebind_in_one_pass(PyObject *const *namespaces, PyObject *const *privates, Py_ss
     PyMem_RawFree(pass.found);
     PyMem_RawFree(pass.found_index);
     PyMem_RawFree(pass.generators);
-    return rebound;
+    return failed ? -1 : rebound;
 }
 
 /* None if the walk proved its namespace, else why not. */
