@@ -98,8 +98,10 @@ NATIVE_SOURCES = [
         "descriptor",
         "hookless_cache",
         "call_guard",
+        "namespace_walk",
         "subclasses",
         "deprecated_names",
+        "frame_builtins",
     )
 ]
 

@@ -12,14 +12,18 @@ whose body deprecates a name, then reads one deprecated name through each
 (the read that moves a module's names once its import has ended), and
 reports, for the native engine:
 
-- each pass over the objects the garbage collector tracks (the rebinding of
-  functions made before a module's first deprecation call): the modules it
-  served, the tracked objects then, the functions rebound;
+- each rebinding of functions made before a module's first deprecation
+  call (``rebind_builtins``): for each module it served, the objects walked
+  from its namespace and whether the walk proved that it found every
+  function made there (if not, why not); whether the pass over every object
+  the garbage collector tracks ran, and the tracked objects then; the
+  functions rebound;
 - callgrind instructions of the whole import (the same script without the
-  imports subtracted) and of the pass (``rebind_builtins``, inclusive), and
-  of the same import with the pass replaced by a no-op, side by side;
+  imports subtracted) and of the rebinding (``rebind_builtins``, inclusive:
+  the walks and the passes; the walks alone, ``walk_namespace``), and of the
+  same import with the rebinding replaced by a no-op, side by side;
 - ``time.perf_counter`` medians over fresh processes of the import, of the
-  passes and of the whole moves (``_move``, the pass included).
+  rebindings and of the whole moves (``_move``, the rebinding included).
 """
 
 from __future__ import annotations
@@ -85,13 +89,18 @@ def worker(mode: str, batched: bool) -> dict[str, Any]:
     an application that imports them all from one module).
 
     ``plain``: nothing wrapped (callgrind's count); ``none``: no imports (the
-    start-up to subtract); ``noop``: the pass replaced by a no-op; ``time``:
-    the passes and moves timed; ``inspect``: each pass's modules and tracked
-    objects, and which modules deprecated names.
+    start-up to subtract); ``noop``: the rebinding replaced by a no-op;
+    ``time``: the rebindings and moves timed; ``inspect``: each rebinding's
+    modules, walks and pass, and which modules deprecated names.
     """
     from pep726hook._deprecations import _deprecating
 
-    record: dict[str, Any] = {"passes": [], "moves": [], "pass_seconds": 0.0, "move_seconds": 0.0}
+    record: dict[str, Any] = {
+        "rebindings": [],
+        "moves": [],
+        "pass_seconds": 0.0,
+        "move_seconds": 0.0,
+    }
     _instrument(mode, record)
     if mode == "none":
         return record
@@ -126,13 +135,17 @@ def _instrument(mode: str, record: dict[str, Any]) -> None:
     rebind = native.rebind_builtins
     move = _moved._move
     if mode == "noop":
-        native.rebind_builtins = lambda namespaces, privates, interpreter: 0
+        native.rebind_builtins = lambda modules, privates, interpreter, needed: (
+            0,
+            False,
+            [(0, None)] * len(modules),
+        )
     elif mode == "time":
 
-        def timed_rebind(*args: Any) -> int:
+        def timed_rebind(*args: Any) -> Any:
             started = time.perf_counter()
             try:
-                return int(rebind(*args))
+                return rebind(*args)
             finally:
                 record["pass_seconds"] += time.perf_counter() - started
 
@@ -155,12 +168,21 @@ def _instrument(mode: str, record: dict[str, Any]) -> None:
             deprecating.append(_entries.namespace(module)["__name__"])
             return deprecate(module, name, *args, **kwargs)
 
-        def inspected_rebind(namespaces: Any, privates: Any, interpreter: Any) -> int:
+        def inspected_rebind(modules: Any, privates: Any, interpreter: Any, needed: int) -> Any:
             tracked = len(gc.get_objects())
-            rebound = int(rebind(namespaces, privates, interpreter))
-            names = [namespace["__name__"] for namespace in namespaces]
-            record["passes"].append({"modules": names, "tracked": tracked, "rebound": rebound})
-            return rebound
+            rebound, pass_ran, outcomes = result = rebind(modules, privates, interpreter, needed)
+            # Not module.__name__: a read through a waiting module moves it.
+            names = [_entries.namespace(module)["__name__"] for module in modules]
+            record["rebindings"].append(
+                {
+                    "moving": names[0] if needed else None,
+                    "walks": [[name, *outcome] for name, outcome in zip(names, outcomes)],
+                    "pass_ran": bool(pass_ran),
+                    "tracked": tracked,
+                    "rebound": rebound,
+                }
+            )
+            return result
 
         def noted_move(module: Any, names: Any = None) -> None:
             record["moves"].append(_entries.namespace(module)["__name__"])
@@ -193,8 +215,8 @@ def _run(mode: str, batched: bool = False, prefix: list[str] | None = None) -> d
     return dict(json.loads(completed.stdout.strip().splitlines()[-1]))
 
 
-def callgrind_counts(mode: str, batched: bool = False) -> tuple[int, int]:
-    """Instructions of a *mode* worker, and those inside ``rebind_builtins`` (inclusive)."""
+def callgrind_counts(mode: str, batched: bool = False) -> tuple[int, int, int]:
+    """Instructions of a *mode* worker, inside ``rebind_builtins`` and ``walk_namespace``."""
     with tempfile.TemporaryDirectory(prefix="pep726hook-cg-") as tmp:
         out = os.path.join(tmp, "callgrind.out")
         _run(mode, batched, ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}"])
@@ -204,7 +226,7 @@ def callgrind_counts(mode: str, batched: bool = False) -> tuple[int, int]:
             text=True,
             check=True,
         ).stdout
-    total = pass_count = 0
+    total = rebinding = walks = 0
     for line in annotated.splitlines():
         fields = line.split()
         if not fields or not fields[0][0].isdigit():
@@ -213,8 +235,10 @@ def callgrind_counts(mode: str, batched: bool = False) -> tuple[int, int]:
         if "PROGRAM TOTALS" in line:
             total = count
         elif ":rebind_builtins " in line:  # the C function, not its Python wrapper
-            pass_count = max(pass_count, count)
-    return total, pass_count
+            rebinding = max(rebinding, count)
+        elif ":walk_namespace " in line:
+            walks = max(walks, count)
+    return total, rebinding, walks
 
 
 def main() -> int:
@@ -229,7 +253,7 @@ def main() -> int:
     import twisted
 
     print(f"Python {sys.version.split()[0]}, Twisted {twisted.__version__}, native engine")
-    start_up, _ = callgrind_counts("none")
+    start_up, _, _ = callgrind_counts("none")
     timed: dict[bool, list[dict[str, Any]]] = {False: [], True: []}
     for _ in range(args.repeat):  # the two ways alternate: side by side under one load
         for batched, runs in timed.items():
@@ -242,40 +266,53 @@ def main() -> int:
             print(
                 f"  deprecating modules ({len(inspected['deprecating'])}): {inspected['deprecating']}"
             )
+        rebindings = inspected["rebindings"]
+        passes = [found for found in rebindings if found["pass_ran"]]
         print(
-            f"  moves: {len(inspected['moves'])}; passes: {len(inspected['passes'])};"
+            f"  moves: {len(inspected['moves'])}; rebindings: {len(rebindings)};"
+            f" passes: {len(passes)};"
             f" reads through modules waiting to move: {inspected.get('waiting_reads', 0)}"
         )
-        for number, found in enumerate(inspected["passes"], 1):
-            print(
-                f"    pass {number}: {found['tracked']} tracked objects, {found['rebound']}"
-                f" functions rebound, for {found['modules']}"
+        for number, found in enumerate(rebindings, 1):
+            ran = (
+                f"pass over {found['tracked']} tracked objects" if found["pass_ran"] else "no pass"
             )
-        visited = sum(found["tracked"] for found in inspected["passes"])
+            print(
+                f"    rebinding {number} (moving {found['moving']}): {ran},"
+                f" {found['rebound']} functions rebound"
+            )
+            for name, walked, not_proved in found["walks"]:
+                print(f"      {name}: {walked} objects walked; {not_proved or 'proved'}")
+        walked = sum(walk[1] for found in rebindings for walk in found["walks"])
+        visited = sum(found["tracked"] for found in passes)
         print(
-            f"  objects visited in all: {visited}; tracked at the end: {inspected['tracked_at_end']}"
+            f"  objects walked in all: {walked}; visited by passes: {visited};"
+            f" tracked at the end: {inspected['tracked_at_end']}"
         )
-        total, pass_count = callgrind_counts("plain", batched)
-        without, _ = callgrind_counts("noop", batched)
+        total, rebinding, walks = callgrind_counts("plain", batched)
+        without, _, _ = callgrind_counts("noop", batched)
         imported = total - start_up
-        print(f"  callgrind: import {imported:,} instructions; pass {pass_count:,}")
-        print(f"    pass / import: {pass_count / imported:.3%}")
         print(
-            f"    import with the pass a no-op: {without - start_up:,};"
+            f"  callgrind: import {imported:,} instructions; rebinding {rebinding:,}"
+            f" (walks {walks:,})"
+        )
+        print(f"    rebinding / import: {rebinding / imported:.3%}")
+        print(
+            f"    import with the rebinding a no-op: {without - start_up:,};"
             f" difference {(total - without) / imported:.3%} of the import"
         )
         runs = timed[batched]
         imports = statistics.median(run["import_seconds"] for run in runs)
-        passes = statistics.median(run["pass_seconds"] for run in runs)
+        rebinds = statistics.median(run["pass_seconds"] for run in runs)
         moves = statistics.median(run["move_seconds"] for run in runs)
         pass_share = statistics.median(run["pass_seconds"] / run["import_seconds"] for run in runs)
         move_share = statistics.median(run["move_seconds"] / run["import_seconds"] for run in runs)
         print(f"  perf_counter, median of {args.repeat} fresh processes:")
         print(
-            f"    import {imports * 1e3:.1f} ms; passes {passes * 1e3:.2f} ms; moves {moves * 1e3:.2f} ms"
+            f"    import {imports * 1e3:.1f} ms; rebindings {rebinds * 1e3:.3f} ms;"
+            f" moves {moves * 1e3:.2f} ms"
         )
-        print(f"    passes / import {pass_share:.2%}; moves / import {move_share:.2%}")
-        print(f"    pass per visited object {passes / visited * 1e9:.1f} ns")
+        print(f"    rebindings / import {pass_share:.3%}; moves / import {move_share:.2%}")
     return 0
 
 

@@ -264,19 +264,26 @@ native_store_through_hooks(PyObject *module, PyObject *const *args, Py_ssize_t n
 }
 
 PyDoc_STRVAR(rebind_builtins_doc,
-"rebind_builtins(namespaces, privates, interpreter_builtins)\n--\n\n"
-"Give every function whose globals are a dict of the list *namespaces* and\n"
-"whose builtins are *interpreter_builtins* the dict of *privates* at the\n"
-"same index, in one pass over the objects the collector tracks (3.10+;\n"
-"before, a call looks globals['__builtins__'] up itself).  Returns how many\n"
-"it rebound.");
+"rebind_builtins(modules, privates, interpreter_builtins, needed)\n--\n\n"
+"Give every function whose globals are the namespace of a module of the\n"
+"list *modules* and whose builtins are *interpreter_builtins* the dict of\n"
+"*privates* at the same index (3.10+; before, a call looks\n"
+"globals['__builtins__'] up itself).  Each namespace is walked first; one\n"
+"pass over the objects the collector tracks serves those whose walk could\n"
+"not prove it found every such function, and runs only if one of the\n"
+"first *needed* modules is among them.  Returns (rebound, whether the pass\n"
+"ran, [(objects walked, None or why not proved) for each module]).");
 
 static PyObject *
 native_rebind_builtins(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)module;
-    if (nargs != 3) {
-        PyErr_Format(PyExc_TypeError, "rebind_builtins() takes 3 arguments (%zd given)", nargs);
+    if (nargs != 4) {
+        PyErr_Format(PyExc_TypeError, "rebind_builtins() takes 4 arguments (%zd given)", nargs);
+        return NULL;
+    }
+    Py_ssize_t needed = PyLong_AsSsize_t(args[3]);
+    if (needed == -1 && PyErr_Occurred()) {
         return NULL;
     }
     if (!PyList_CheckExact(args[0]) || !PyList_CheckExact(args[1]) ||
@@ -287,13 +294,27 @@ native_rebind_builtins(PyObject *module, PyObject *const *args, Py_ssize_t nargs
     }
     Py_ssize_t size = PyList_GET_SIZE(args[1]);
     for (Py_ssize_t i = 0; i < size; i++) {
-        if (!PyDict_CheckExact(PyList_GET_ITEM(args[1], i))) {
-            PyErr_SetString(PyExc_TypeError, "rebind_builtins(): privates must be dicts");
+        if (!PyModule_Check(PyList_GET_ITEM(args[0], i)) ||
+            !PyDict_CheckExact(PyList_GET_ITEM(args[1], i))) {
+            PyErr_SetString(PyExc_TypeError,
+                            "rebind_builtins(): modules must be modules and privates dicts");
             return NULL;
         }
     }
-    Py_ssize_t count = rebind_builtins(args[0], args[1], args[2]);
-    return count < 0 ? NULL : PyLong_FromSsize_t(count);
+    return rebind_builtins(args[0], args[1], args[2], needed);
+}
+
+PyDoc_STRVAR(rebinding_passes_doc,
+"rebinding_passes()\n--\n\n"
+"How many passes over the objects the collector tracks rebind_builtins()\n"
+"has run in this process.");
+
+static PyObject *
+native_rebinding_passes(PyObject *module, PyObject *unused)
+{
+    (void)module;
+    (void)unused;
+    return PyLong_FromSsize_t(rebinding_passes);
 }
 
 PyDoc_STRVAR(upgrade_type_doc,
@@ -393,6 +414,7 @@ static PyMethodDef native_methods[] = {
      METH_FASTCALL, store_through_hooks_doc},
     {"rebind_builtins", (PyCFunction)(void (*)(void))native_rebind_builtins, METH_FASTCALL,
      rebind_builtins_doc},
+    {"rebinding_passes", native_rebinding_passes, METH_NOARGS, rebinding_passes_doc},
     {"type_reaches_hook", native_type_reaches_hook, METH_O, type_reaches_hook_doc},
     {"state", native_state_info, METH_NOARGS, state_doc},
     {"set_process_wide", native_set_process_wide, METH_O, set_process_wide_doc},

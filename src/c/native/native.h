@@ -29,7 +29,8 @@
  *   weak_table.c holds the opted-in modules weakly, and the deprecating
  *   modules (deprecated_names.c): once a deprecating module's import has
  *   ended, its deprecated names live in a builtins dict of its own and a
- *   descriptor in ModuleType's dict serves reads of each through the module.
+ *   descriptor in ModuleType's dict serves reads of each through the module;
+ *   frames that started before then get those builtins (frame_builtins.c).
  *
  *   An opted-in module's PEP 562 __getattr__ (3.11-3.14, relocated_getattr.c)
  *   moves out of its namespace into its opt-in entry, so that the
@@ -397,11 +398,68 @@ NATIVE_INTERNAL int set_storing(PyObject *module, int storing);
 NATIVE_INTERNAL int set_store_callback(PyObject *callback);
 NATIVE_INTERNAL void forget_deprecations(int release);
 NATIVE_INTERNAL int store_while_deprecating(PyObject *self, PyObject *name, PyObject *value);
-/* Give the functions whose globals are the dicts of the list *namespaces*
- * and whose builtins are *interpreter* the matching dict of *privates*; the
- * number rebound, or -1 with an exception. */
-NATIVE_INTERNAL Py_ssize_t rebind_builtins(PyObject *namespaces, PyObject *privates,
-                                           PyObject *interpreter);
+/* Give the functions whose globals are the namespaces of the list *modules*
+ * and whose builtins are *interpreter* the matching dict of *privates*, all
+ * of them for the first *needed* modules: (rebound, whether a pass over the
+ * tracked objects ran, [(objects walked, None or why the walk from that
+ * namespace proved nothing)]), or NULL with an exception. */
+NATIVE_INTERNAL PyObject *rebind_builtins(PyObject *modules, PyObject *privates,
+                                          PyObject *interpreter, Py_ssize_t needed);
+/* How many passes over the tracked objects rebind_builtins() ran so far. */
+NATIVE_INTERNAL extern Py_ssize_t rebinding_passes;
+
+/* ---- a module's functions found from its namespace (namespace_walk.c) ---- */
+
+/* References the walk may visit: this many per name of the namespace, and
+ * this many more. */
+#define WALK_BUDGET_PER_NAME 64
+#define WALK_BUDGET_BASE 4096
+
+enum walk_outcome {
+    WALK_PROVED,                  /* every function with those globals was found */
+    WALK_BUDGET_EXCEEDED,         /* the walk stopped early */
+    WALK_NAMESPACE_HELD,          /* extra: references to the namespace not explained */
+    WALK_GENERATOR_FUNCTION_HELD, /* extra: references to held_function not seen */
+};
+
+typedef struct {
+    Py_ssize_t walked;  /* objects walked */
+    Py_ssize_t rebound; /* functions given the private builtins */
+    enum walk_outcome outcome;
+    Py_ssize_t extra;
+    PyObject *held_function; /* its __qualname__ (a new reference), or NULL */
+} namespace_walk_result;
+
+/* Walk from *namespace* to the functions whose globals it is, give those
+ * with the *interpreter* builtins *private_builtins* (3.10+), and tell
+ * whether they were provably all: whether nothing but its module, *known* other
+ * references and those functions holds it.  0, or -1 with an exception. */
+NATIVE_INTERNAL int walk_namespace(PyObject *namespace, PyObject *private_builtins,
+                                   PyObject *interpreter, Py_ssize_t known,
+                                   namespace_walk_result *result);
+
+/* ---- frames that started before the move (frame_builtins.c) ---- */
+
+/* A frame whose globals are namespaces[i] and whose builtins are
+ * *interpreter* gets privates[i]. */
+typedef struct {
+    PyObject *const *namespaces;
+    PyObject *const *privates;
+    Py_ssize_t count;
+    PyObject *interpreter;
+} frame_targets;
+/* Whether *item* is a generator, coroutine or async generator, whose frame
+ * may wait with the builtins it started with. */
+NATIVE_INTERNAL int may_hold_waiting_frame(PyObject *item);
+/* Give the frame of *generator* its private builtins if it is a target's;
+ * 3.11+: only if its code is in the set *codes* (those of the functions
+ * rebound).  1 if given, 0 if not, -1 with an exception. */
+NATIVE_INTERNAL int rebind_generator_frame(PyObject *generator, const frame_targets *targets,
+                                           PyObject *codes);
+/* The same for every frame but a module body's running in any thread of the
+ * interpreter; the number given, or -1 with an exception. */
+NATIVE_INTERNAL Py_ssize_t rebind_running_frames(const frame_targets *targets);
+
 /* The store slot without the deprecation detour (store.c). */
 NATIVE_INTERNAL int store_through_hooks(PyObject *self, PyObject *name, PyObject *value);
 

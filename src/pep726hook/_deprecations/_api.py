@@ -195,6 +195,7 @@ def deprecate_attribute(
         entry = _submodule_deprecation(
             namespace, name, message, category=category, warn=warn, caller=caller
         )
+    del namespace  # a move counts the references to it
     deprecate_opting_in(target, {name: entry})
 
 

@@ -180,6 +180,7 @@ def deprecate(module: ModuleType, entries: "Table") -> None:
                     if type(current) is DeprecatedValue:
                         # Only the marker itself: a store may replace it meanwhile.
                         namespace[name] = current.value
+                del namespace  # the move counts the references to it
                 if movable and import_ended(module):
                     move_now(module, entries)
                 break

@@ -168,33 +168,46 @@ def body_runs_again(module: ModuleType) -> bool:
     return False
 
 
-def _rebind_functions() -> None:
-    """Give the functions made before their module's private builtins existed those builtins.
+def _rebind_functions(moving: ModuleType) -> None:
+    """Give the functions and frames made before their module's private builtins existed those builtins.
 
-    Under the install lock, before a move.  From 3.10 on a function keeps the
-    builtins of the globals it was made in; before 3.10 each call looks
-    ``__builtins__`` up, and there is nothing to do.  One pass over the
-    objects the collector tracks serves every module given private builtins
-    since the last pass (a function a C extension made untracked is not
-    found).
+    Under the install lock, before *moving* moves.  From 3.10 on a function
+    keeps the builtins of the globals it was made in (before 3.10 each call
+    looks ``__builtins__`` up); a frame keeps those it started with: a
+    suspended generator, coroutine or async generator, and a function
+    running in any thread.  The extension
+    walks each waiting module's namespace and proves by reference counts
+    that it found every function made in it; one pass over the objects the
+    collector tracks serves the modules it could not prove (a function a C
+    extension made untracked is not found), and runs only when *moving* is
+    one of them (it is also where suspended generators are found).  Another
+    module it could not prove (its import still runs, and its frames hold its
+    namespace) waits for its own move.
     """
     waiting = [
         found for found in list(_privates.values()) if not found[3][1] and found[0]() is not None
     ]
     if not waiting:
         return
-    for found in waiting:
-        found[3][1] = True
-    if sys.version_info < (3, 10):
-        return
-    namespaces = []
+    # The modules, not their namespaces: a reference to a namespace held
+    # here would be one the proof cannot explain.  The moving one first.
+    waiting.sort(key=lambda found: found[0]() is not moving)
+    modules = []
     privates = []
+    served = []
     for found in waiting:
         module = found[0]()
         if module is not None:
-            namespaces.append(_namespace(module))
+            modules.append(module)
             privates.append(found[1])
-    _native().rebind_builtins(namespaces, privates, _interpreter_builtins())
+            served.append(found)
+    needed = 1 if modules and modules[0] is moving else 0
+    _, pass_ran, outcomes = _native().rebind_builtins(
+        modules, privates, _interpreter_builtins(), needed
+    )
+    for found, (_, not_proved) in zip(served, outcomes):
+        if pass_ran or not_proved is None:
+            found[3][1] = True
 
 
 def _entry_tuple(entry: Deprecation) -> "tuple[Any, ...]":
@@ -213,8 +226,8 @@ def _move(module: ModuleType, names: "Iterable[str] | None" = None) -> None:
     found = _privates[id(module)]
     private, served, moved = found[1], found[2], found[3]
     table = deprecations_of(module) or {}
+    _rebind_functions(module)  # before this frame holds the namespace (see there)
     namespace = _namespace(module)
-    _rebind_functions()
     if names is None or not moved[0]:
         names = table
     # Added before any is dropped: a reader in another thread never finds a

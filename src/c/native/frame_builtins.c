@@ -1,0 +1,216 @@
+/* Frames that started before a deprecating module's names moved.
+ *
+ * A frame copies its builtins when it starts: from the function on 3.10+,
+ * from globals['__builtins__'] (or from the calling frame, when that has the
+ * same globals) on 3.8 and 3.9.  A generator or coroutine suspended before
+ * the move, a function running then in any thread, or one waiting below the
+ * read that moves the names, would otherwise keep the interpreter's builtins,
+ * where the moved names are not, and raise NameError on its next read of one
+ * of them.  At the move each such frame gets the module's private builtins,
+ * but a module body's (see is_module_body()).
+ *
+ * Before 3.11 PyFrameObject's fields are public and the frame holds its
+ * builtins strongly.  From 3.11 on the data lives in the interpreter's frame
+ * (Include/internal/pycore_frame.h, pycore_interpframe_structs.h from 3.14),
+ * which borrows its builtins from its function; the public API can read them
+ * (PyFrame_GetGlobals, PyFrame_GetBuiltins) but not write them.  Its first
+ * fields have kept one order from 3.11 to 3.15: the function, the globals,
+ * then the builtins.  A frame is written only when the view below reads the
+ * globals and builtins that the public API reports, and its function already
+ * has the private builtins, which then outlive the frame's borrowed pointer. */
+#include "native.h"
+#if PY_VERSION_HEX < 0x030B0000
+#  include <frameobject.h>
+#endif
+
+#if PY_VERSION_HEX >= 0x030B0000
+/* The start of PyFrameObject (struct _frame) on 3.11-3.15. */
+typedef struct {
+    PyObject_HEAD
+    PyFrameObject *back;
+    void *data; /* the interpreter's frame */
+} frame_object_start;
+
+/* The start of the interpreter's frame. */
+typedef struct {
+#  if PY_VERSION_HEX >= 0x030C0000
+    void *code;        /* f_code (3.12), f_executable (3.13+) */
+    void *previous;
+    uintptr_t function; /* f_funcobj: a tagged _PyStackRef from 3.14 on */
+#  else
+    uintptr_t function; /* f_func */
+#  endif
+    PyObject *globals;  /* borrowed */
+    PyObject *builtins; /* borrowed */
+} interpreter_frame_start;
+
+/* The low bits of a _PyStackRef tag it; an object is at least 8-aligned. */
+#  define STACK_REF_TAG_BITS ((uintptr_t)7)
+#endif
+
+/* The index of the target whose namespace is *globals*, or -1. */
+static Py_ssize_t
+target_of(const frame_targets *targets, PyObject *globals)
+{
+    for (Py_ssize_t i = 0; i < targets->count; i++) {
+        if (targets->namespaces[i] == globals) {
+            return i;
+        }
+    }
+    return -1;
+}
+
+/* Give *frame* its module's private builtins if it runs with the
+ * interpreter's and the globals of a target; 1 if given, else 0. */
+static int
+rebind_frame(PyFrameObject *frame, const frame_targets *targets)
+{
+#if PY_VERSION_HEX >= 0x030B0000
+    PyObject *globals = PyFrame_GetGlobals(frame);
+    PyObject *builtins = PyFrame_GetBuiltins(frame);
+    /* Both stay alive without these references: the frame's function holds
+     * them. */
+    Py_DECREF(globals);
+    Py_DECREF(builtins);
+    if (builtins != targets->interpreter) {
+        return 0;
+    }
+    Py_ssize_t index = target_of(targets, globals);
+    if (index < 0) {
+        return 0;
+    }
+    PyObject *private_builtins = targets->privates[index];
+    interpreter_frame_start *data =
+        (interpreter_frame_start *)((frame_object_start *)frame)->data;
+    if (data == NULL || data->globals != globals || data->builtins != builtins) {
+        return 0; /* a layout this file does not know */
+    }
+    PyObject *function = (PyObject *)(data->function & ~STACK_REF_TAG_BITS);
+    if (function == NULL || !PyFunction_Check(function) ||
+        ((PyFunctionObject *)function)->func_globals != globals ||
+        ((PyFunctionObject *)function)->func_builtins != private_builtins) {
+        /* The frame borrows its builtins: only builtins its function holds. */
+        return 0;
+    }
+    data->builtins = private_builtins;
+    return 1;
+#else
+    if (frame->f_builtins != targets->interpreter) {
+        return 0;
+    }
+    Py_ssize_t index = target_of(targets, frame->f_globals);
+    if (index < 0) {
+        return 0;
+    }
+    Py_INCREF(targets->privates[index]);
+    Py_SETREF(frame->f_builtins, targets->privates[index]);
+    return 1;
+#endif
+}
+
+int
+may_hold_waiting_frame(PyObject *item)
+{
+    return PyGen_CheckExact(item) || PyCoro_CheckExact(item) || PyAsyncGen_CheckExact(item);
+}
+
+int
+rebind_generator_frame(PyObject *generator, const frame_targets *targets, PyObject *codes)
+{
+#if PY_VERSION_HEX >= 0x030B0000
+    /* Asking for the frame makes a frame object: only for the code of a
+     * function that was rebound. */
+    const char *prefix = PyGen_CheckExact(generator)    ? "gi"
+                         : PyCoro_CheckExact(generator) ? "cr"
+                                                        : "ag";
+    char attribute[16];
+    PyOS_snprintf(attribute, sizeof attribute, "%s_code", prefix);
+    PyObject *code = PyObject_GetAttrString(generator, attribute);
+    if (code == NULL) {
+        return -1;
+    }
+    int wanted = PySet_Contains(codes, code);
+    Py_DECREF(code);
+    if (wanted <= 0) {
+        return wanted;
+    }
+    PyOS_snprintf(attribute, sizeof attribute, "%s_frame", prefix);
+    PyObject *frame = PyObject_GetAttrString(generator, attribute);
+    if (frame == NULL) {
+        return -1;
+    }
+    int rebound = PyFrame_Check(frame) ? rebind_frame((PyFrameObject *)frame, targets) : 0;
+    Py_DECREF(frame);
+    return rebound;
+#else
+    (void)codes;
+    /* Every kind starts with the generator's fields (_PyGenObject_HEAD). */
+    PyFrameObject *frame = ((PyGenObject *)generator)->gi_frame;
+    return frame == NULL ? 0 : rebind_frame(frame, targets);
+#endif
+}
+
+/* Whether *frame* runs a module's body.  A body keeps the builtins it
+ * started with until it ends, with the names still in its namespace: that
+ * is how pep726hook tells that the module's import has not ended. */
+static int
+is_module_body(PyFrameObject *frame)
+{
+#if PY_VERSION_HEX >= 0x03090000
+    PyCodeObject *code = PyFrame_GetCode(frame);
+#else
+    PyCodeObject *code = frame->f_code;
+    Py_INCREF(code);
+#endif
+    int body = PyUnicode_CompareWithASCIIString(code->co_name, "<module>") == 0;
+    Py_DECREF(code);
+    return body;
+}
+
+Py_ssize_t
+rebind_running_frames(const frame_targets *targets)
+{
+    if (targets->count == 0) {
+        return 0;
+    }
+    /* sys._current_frames() holds the lock of the thread list, which a
+     * thread being born changes without the GIL. */
+    PyObject *current_frames = PySys_GetObject("_current_frames");
+    if (current_frames == NULL) {
+        return 0;
+    }
+    PyObject *frames = PyObject_CallObject(current_frames, NULL);
+    if (frames == NULL) {
+        return -1;
+    }
+    if (!PyDict_Check(frames)) {
+        Py_DECREF(frames);
+        return 0;
+    }
+    Py_ssize_t rebound = 0;
+    Py_ssize_t position = 0;
+    PyObject *key;
+    PyObject *top;
+    while (PyDict_Next(frames, &position, &key, &top)) {
+        if (!PyFrame_Check(top)) {
+            continue;
+        }
+        Py_INCREF(top);
+        PyFrameObject *frame = (PyFrameObject *)top;
+        while (frame != NULL) {
+            if (!is_module_body(frame)) {
+                rebound += rebind_frame(frame, targets);
+            }
+#if PY_VERSION_HEX >= 0x03090000
+            PyFrameObject *back = PyFrame_GetBack(frame);
+#else
+            PyFrameObject *back = frame->f_back;
+            Py_XINCREF(back);
+#endif
+            Py_DECREF(frame);
+            frame = back;
+        }
+    }
+    Py_DECREF(frames);
+    return rebound;
+}
