@@ -82,15 +82,7 @@ is_fromlist_probe(void)
     if (frame == NULL) {
         return 0;
     }
-#if PY_VERSION_HEX >= 0x03090000
-    PyCodeObject *code = PyFrame_GetCode(frame);
-#else
-    PyCodeObject *code = frame->f_code;
-    Py_INCREF(code);
-#endif
-    int probe = PyUnicode_CompareWithASCIIString(code->co_name, "_handle_fromlist") == 0;
-    Py_DECREF(code);
-    if (!probe) {
+    if (!frame_code_is_named(frame, "_handle_fromlist")) {
         return 0;
     }
 #if PY_VERSION_HEX >= 0x030B0000
@@ -103,7 +95,7 @@ is_fromlist_probe(void)
         return 0;
     }
     PyObject *module_name = PyDict_GetItemString(globals, "__name__");
-    probe = module_name != NULL && PyUnicode_Check(module_name) &&
+    int probe = module_name != NULL && PyUnicode_Check(module_name) &&
             (PyUnicode_CompareWithASCIIString(module_name, "_frozen_importlib") == 0 ||
              PyUnicode_CompareWithASCIIString(module_name, "importlib._bootstrap") == 0);
     Py_DECREF(globals);

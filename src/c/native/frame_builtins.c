@@ -7,7 +7,7 @@
  * read that moves the names, would otherwise keep the interpreter's builtins,
  * where the moved names are not, and raise NameError on its next read of one
  * of them.  At the move each such frame gets the module's private builtins,
- * but a module body's (see is_module_body()).
+ * but a module body's.
  *
  * Before 3.11 PyFrameObject's fields are public and the frame holds its
  * builtins strongly.  From 3.11 on the data lives in the interpreter's frame
@@ -150,11 +150,8 @@ rebind_generator_frame(PyObject *generator, const frame_targets *targets, PyObje
 #endif
 }
 
-/* Whether *frame* runs a module's body.  A body keeps the builtins it
- * started with until it ends, with the names still in its namespace: that
- * is how pep726hook tells that the module's import has not ended. */
-static int
-is_module_body(PyFrameObject *frame)
+int
+frame_code_is_named(struct _frame *frame, const char *name)
 {
 #if PY_VERSION_HEX >= 0x03090000
     PyCodeObject *code = PyFrame_GetCode(frame);
@@ -162,9 +159,9 @@ is_module_body(PyFrameObject *frame)
     PyCodeObject *code = frame->f_code;
     Py_INCREF(code);
 #endif
-    int body = PyUnicode_CompareWithASCIIString(code->co_name, "<module>") == 0;
+    int named = PyUnicode_CompareWithASCIIString(code->co_name, name) == 0;
     Py_DECREF(code);
-    return body;
+    return named;
 }
 
 Py_ssize_t
@@ -198,7 +195,10 @@ rebind_running_frames(const frame_targets *targets)
         Py_INCREF(top);
         PyFrameObject *frame = (PyFrameObject *)top;
         while (frame != NULL) {
-            if (!is_module_body(frame)) {
+            /* A module body keeps the builtins it started with until it
+             * ends, with the names still in its namespace: that is how
+             * pep726hook tells that the module's import has not ended. */
+            if (!frame_code_is_named(frame, "<module>")) {
                 rebound += rebind_frame(frame, targets);
             }
 #if PY_VERSION_HEX >= 0x03090000

@@ -448,6 +448,8 @@ typedef struct {
     Py_ssize_t count;
     PyObject *interpreter;
 } frame_targets;
+/* Whether the code that *frame* runs is named *name*. */
+NATIVE_INTERNAL int frame_code_is_named(struct _frame *frame, const char *name);
 /* Whether *item* is a generator, coroutine or async generator, whose frame
  * may wait with the builtins it started with. */
 NATIVE_INTERNAL int may_hold_waiting_frame(PyObject *item);
