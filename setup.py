@@ -142,8 +142,26 @@ class BuildPyWithStartupFiles(build_py):
 
     def run(self) -> None:
         super().run()
+        self._remove_stale_modules()
         for name in STARTUP_FILES:
             self.copy_file(_startup_file(name), os.path.join(self.build_lib, name))
+
+    def _remove_stale_modules(self) -> None:
+        """Remove the modules that an earlier build left in ``build/`` and this one did not write.
+
+        setuptools copies the sources into ``build/lib*`` and never deletes
+        anything there, and the wheel takes that whole directory: a module
+        deleted or moved since the last build of the same clone would be
+        installed again (https://github.com/pypa/setuptools/issues/1871).
+        """
+        written = {os.path.abspath(path) for path in super().get_outputs(include_bytecode=False)}
+        roots = {package.partition(".")[0] for package in self.packages or ()}
+        for root in roots:
+            for directory, _, names in os.walk(os.path.join(self.build_lib, root)):
+                for name in names:
+                    path = os.path.abspath(os.path.join(directory, name))
+                    if name.endswith((".py", ".pyi")) and path not in written:
+                        os.remove(path)
 
     def get_outputs(self, include_bytecode: bool = True) -> list[str]:
         outputs = list(super().get_outputs(include_bytecode))

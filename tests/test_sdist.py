@@ -154,6 +154,40 @@ def test_wheel_from_the_sdist_carries_license_and_extensions(built: tuple[Path, 
         assert stems == expected
 
 
+def _wheel_from_the_tree(source: Path, wheels: Path) -> set[str]:
+    # pip builds in the tree (pip 21.3+), as a contributor's `pip install .` does.
+    command = [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(wheels)]
+    if installed_build_backend() is not None:
+        command += ["--no-build-isolation", "--no-index"]
+    result = subprocess.run(
+        [*command, str(source)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+        env=clean_env(),
+    )
+    assert result.returncode == 0, describe_build(result)
+    (wheel,) = wheels.glob("pep726hook-*.whl")
+    with zipfile.ZipFile(wheel) as archive:
+        names = set(archive.namelist())
+    wheel.unlink()
+    return names
+
+
+def test_a_module_deleted_since_an_earlier_build_of_the_clone_is_not_in_the_next_wheel(
+    tmp_path: Path,
+) -> None:
+    source = copy_source_tree(tmp_path / "source")
+    gone = source / "src" / "pep726hook" / "_deleted_since.py"
+    gone.write_text("", encoding="utf-8")
+    assert "pep726hook/_deleted_since.py" in _wheel_from_the_tree(source, tmp_path / "wheels")
+    gone.unlink()
+    names = _wheel_from_the_tree(source, tmp_path / "wheels")
+    assert "pep726hook/_deleted_since.py" not in names
+    assert "pep726hook/_deprecations/_api.py" in names
+
+
 def test_suite_runs_from_the_unpacked_sdist(built: tuple[Path, Path], tmp_path: Path) -> None:
     sdist, wheel = built
     with tarfile.open(sdist) as archive:
