@@ -903,15 +903,8 @@ rebind_in_one_pass(PyObject *const *namespaces, PyObject *const *privates, Py_ss
     int failed = visit_tracked_objects(&pass) < 0;
 #if PY_VERSION_HEX >= 0x030A0000
     for (Py_ssize_t i = 0; i < pass.found_count && !failed; i++) {
-        PyFunctionObject *function = (PyFunctionObject *)pass.found[i];
-        if (function->func_builtins != interpreter) {
-            continue;
-        }
-        PyObject *private_builtins = privates[pass.found_index[i]];
-        Py_INCREF(private_builtins);
-        /* Frees nothing: the interpreter holds its builtins. */
-        Py_SETREF(function->func_builtins, private_builtins);
-        rebound++;
+        rebound += give_private_builtins((PyFunctionObject *)pass.found[i], interpreter,
+                                         privates[pass.found_index[i]]);
     }
 #endif
     /* The frames after their functions, whose builtins they borrow. */

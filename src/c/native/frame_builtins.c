@@ -120,12 +120,10 @@ rebind_generator_frame(PyObject *generator, const frame_targets *targets, PyObje
 #if PY_VERSION_HEX >= 0x030B0000
     /* Asking for the frame makes a frame object: only for the code of a
      * function that was rebound. */
-    const char *prefix = PyGen_CheckExact(generator)    ? "gi"
-                         : PyCoro_CheckExact(generator) ? "cr"
-                                                        : "ag";
-    char attribute[16];
-    PyOS_snprintf(attribute, sizeof attribute, "%s_code", prefix);
-    PyObject *code = PyObject_GetAttrString(generator, attribute);
+    int is_generator = PyGen_CheckExact(generator);
+    int is_coroutine = PyCoro_CheckExact(generator);
+    PyObject *code = PyObject_GetAttrString(
+        generator, is_generator ? "gi_code" : is_coroutine ? "cr_code" : "ag_code");
     if (code == NULL) {
         return -1;
     }
@@ -134,8 +132,8 @@ rebind_generator_frame(PyObject *generator, const frame_targets *targets, PyObje
     if (wanted <= 0) {
         return wanted;
     }
-    PyOS_snprintf(attribute, sizeof attribute, "%s_frame", prefix);
-    PyObject *frame = PyObject_GetAttrString(generator, attribute);
+    PyObject *frame = PyObject_GetAttrString(
+        generator, is_generator ? "gi_frame" : is_coroutine ? "cr_frame" : "ag_frame");
     if (frame == NULL) {
         return -1;
     }

@@ -34,7 +34,6 @@
  * notes can change or go away before the counts are read. */
 #include "native.h"
 
-
 /* Every object walked, with the references to it that the walk saw. */
 typedef struct {
     PyObject *object;
@@ -270,12 +269,9 @@ walk_namespace(PyObject *namespace, PyObject *private_builtins, PyObject *interp
         }
         functions++;
 #if PY_VERSION_HEX >= 0x030A0000
-        if (function->func_builtins != interpreter) {
+        if (!give_private_builtins(function, interpreter, private_builtins)) {
             continue; /* made with the private builtins: so are its frames */
         }
-        Py_INCREF(private_builtins);
-        /* Frees nothing: the interpreter holds its builtins. */
-        Py_SETREF(function->func_builtins, private_builtins);
         result->rebound++;
         if (!stopped && result->outcome == WALK_PROVED && is_generator_code(function) &&
             Py_REFCNT(object) != walk.table[i].edges) {

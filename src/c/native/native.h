@@ -408,6 +408,23 @@ NATIVE_INTERNAL PyObject *rebind_builtins(PyObject *modules, PyObject *privates,
 /* How many passes over the tracked objects rebind_builtins() ran so far. */
 NATIVE_INTERNAL extern Py_ssize_t rebinding_passes;
 
+#if PY_VERSION_HEX >= 0x030A0000
+/* Give *function* *private_builtins* if it still has the *interpreter*'s
+ * builtins; 1 if given, else 0 (made with the private ones already). */
+static inline int
+give_private_builtins(PyFunctionObject *function, PyObject *interpreter,
+                      PyObject *private_builtins)
+{
+    if (function->func_builtins != interpreter) {
+        return 0;
+    }
+    Py_INCREF(private_builtins);
+    /* Frees nothing: the interpreter holds its builtins. */
+    Py_SETREF(function->func_builtins, private_builtins);
+    return 1;
+}
+#endif
+
 /* ---- a module's functions found from its namespace (namespace_walk.c) ---- */
 
 /* References the walk may visit: this many per name of the namespace, and
