@@ -307,8 +307,14 @@ def build_wheel(workdir: Path) -> Path:
     given = os.environ.get("PEP726HOOK_TEST_WHEEL")
     if given:
         return Path(given)
-    source = copy_source_tree(workdir / "source")
-    wheels = workdir / "wheels"
+    return wheel_from_tree(copy_source_tree(workdir / "source"), workdir / "wheels")
+
+
+def wheel_from_tree(source: Path, wheels: Path) -> Path:
+    """Build a wheel of the project in *source* into *wheels*, as ``pip install .`` builds it.
+
+    pip builds in the tree (pip 21.3+), so a ``build/`` folder there is used.
+    """
     command = [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(wheels)]
     if installed_build_backend() is not None:
         command += ["--no-build-isolation", "--no-index"]

@@ -30,6 +30,7 @@ from _venv import (
     describe_build,
     installed_build_backend,
     make_venv,
+    wheel_from_tree,
 )
 
 pytest.importorskip("build", reason="needs the build frontend (pip install build)")
@@ -155,20 +156,7 @@ def test_wheel_from_the_sdist_carries_license_and_extensions(built: tuple[Path, 
 
 
 def _wheel_from_the_tree(source: Path, wheels: Path) -> set[str]:
-    # pip builds in the tree (pip 21.3+), as a contributor's `pip install .` does.
-    command = [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(wheels)]
-    if installed_build_backend() is not None:
-        command += ["--no-build-isolation", "--no-index"]
-    result = subprocess.run(
-        [*command, str(source)],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-        env=clean_env(),
-    )
-    assert result.returncode == 0, describe_build(result)
-    (wheel,) = wheels.glob("pep726hook-*.whl")
+    wheel = wheel_from_tree(source, wheels)
     with zipfile.ZipFile(wheel) as archive:
         names = set(archive.namelist())
     wheel.unlink()
