@@ -100,7 +100,10 @@ NATIVE_SOURCES = [
         "call_guard",
         "namespace_walk",
         "subclasses",
-        "deprecated_names",
+        "deprecating_modules",
+        "deprecated_descriptor",
+        "deprecation_watchers",
+        "rebinding_pass",
         "frame_builtins",
     )
 ]

@@ -27,10 +27,15 @@
  *   module.c is the Python-facing module and the interpreter lifecycle.
  *
  *   weak_table.c holds the opted-in modules weakly, and the deprecating
- *   modules (deprecated_names.c): once a deprecating module's import has
- *   ended, its deprecated names live in a builtins dict of its own and a
- *   descriptor in ModuleType's dict serves reads of each through the module;
- *   frames that started before then get those builtins (frame_builtins.c).
+ *   modules (deprecating_modules.c, with the store slot's detour for their
+ *   deprecated names): once a deprecating module's import has ended, its
+ *   deprecated names live in a builtins dict of its own and a descriptor in
+ *   ModuleType's dict serves reads of each through the module
+ *   (deprecated_descriptor.c); changes of the interpreter's builtins and
+ *   names the module binds again are followed (deprecation_watchers.c);
+ *   functions made before then get those builtins (rebinding_pass.c, from
+ *   each namespace first: namespace_walk.c), and so do frames that started
+ *   before then (frame_builtins.c).
  *
  *   An opted-in module's PEP 562 __getattr__ (3.11-3.14, relocated_getattr.c)
  *   moves out of its namespace into its opt-in entry, so that the
@@ -385,12 +390,16 @@ hooks_dispatched(PyObject *module)
 
 NATIVE_INTERNAL PyObject *new_hook_descr(int deleting);
 
-/* ---- deprecated names after the move (deprecated_names.c) ---- */
+/* ---- deprecated names after the move (deprecating_modules.c) ---- */
 
 /* The deprecating modules whose names have moved out of their namespace,
  * each with (private builtins, {name: (message, category, warn, load,
  * submodule)}, namespace). */
 NATIVE_INTERNAL extern weak_table deprecating_modules;
+/* The interpreter's builtins dict, whose changes every private builtins dict
+ * mirrors (borrowed: it lives as long as the interpreter); NULL before the
+ * first deprecation. */
+NATIVE_INTERNAL extern PyObject *interpreter_builtins;
 NATIVE_INTERNAL int set_deprecating(PyObject *module, PyObject *builtins, PyObject *entries,
                                     PyObject *interpreter);
 /* Count a store of a deprecated name through *module* as under way (1) or over (0). */
@@ -405,8 +414,31 @@ NATIVE_INTERNAL int store_while_deprecating(PyObject *self, PyObject *name, PyOb
  * namespace proved nothing)]), or NULL with an exception. */
 NATIVE_INTERNAL PyObject *rebind_builtins(PyObject *modules, PyObject *privates,
                                           PyObject *interpreter, Py_ssize_t needed);
-/* How many passes over the tracked objects rebind_builtins() ran so far. */
+/* How many passes over the tracked objects rebind_builtins() ran so far
+ * (rebinding_pass.c). */
 NATIVE_INTERNAL extern Py_ssize_t rebinding_passes;
+
+/* ---- the descriptors in ModuleType's dict (deprecated_descriptor.c) ---- */
+
+/* Put a descriptor for each name of the dict *names* that has none into
+ * ModuleType's dict; refuses (ValueError, nothing added) a name under which
+ * that dict holds anything else. */
+NATIVE_INTERNAL int add_descriptors(PyObject *names);
+/* Whether *key* is deprecated by some module: ModuleType's dict holds a
+ * descriptor of ours under it. */
+NATIVE_INTERNAL int is_deprecated_somewhere(PyObject *key);
+
+/* ---- private builtins and namespaces kept right (deprecation_watchers.c) ---- */
+
+/* Mirror a change of the interpreter's builtins (*value* NULL: a deletion)
+ * into every private builtins dict, but never over a deprecated name. */
+NATIVE_INTERNAL void mirror_builtin(PyObject *key, PyObject *value);
+#if HOOKLESS_CACHE
+/* Watch *namespace* (and, once, the interpreter's builtins); never raises. */
+NATIVE_INTERNAL void watch_for_deprecations(PyObject *namespace);
+/* Forget the watchers (the interpreter that made them is going). */
+NATIVE_INTERNAL void forget_deprecation_watchers(void);
+#endif
 
 #if PY_VERSION_HEX >= 0x030A0000
 /* Give *function* *private_builtins* if it still has the *interpreter*'s

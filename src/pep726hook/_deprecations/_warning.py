@@ -3,7 +3,7 @@
 Each function here warns from a fixed depth below the frame that read,
 stored or deleted: the *stacklevel* it passes names that frame's line.  The
 native engine's C descriptor warns the same way (``warn_deprecation`` in
-``src/c/native/deprecated_names.c``).
+``src/c/native/deprecated_descriptor.c``).
 """
 
 import _warnings

@@ -1,0 +1,172 @@
+/* The deprecating modules: which modules' deprecated names have moved out of
+ * their namespace, and the store slot's detour for those names.
+ *
+ * The deprecating modules are held weakly (weak_table.c), each with a
+ * 3-tuple (private builtins, {name: (message, category, warn, load,
+ * submodule)}, namespace) that pep726hook._deprecations keeps up to date.
+ * Stores and deletions of a deprecated name through its module go to a
+ * Python callback of that package (warn, put the name back, store, end the
+ * deprecation). */
+#include "native.h"
+
+/* A deprecating module's weak entry counts, in its flags, the stores and
+ * deletions of its deprecated names under way (in any thread; the callback
+ * puts the name back into the namespace itself), during which the namespace
+ * watcher leaves it alone (deprecation_watchers.c). */
+#define DEPRECATED_STORE_UNIT 1u
+
+static PyObject *
+forget_deprecating(PyObject *self, PyObject *ref)
+{
+    (void)self;
+    (void)weak_table_forget_ref(&deprecating_modules, ref);
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef forget_deprecating_def = {"_forget_deprecating", forget_deprecating, METH_O,
+                                             NULL};
+
+weak_table deprecating_modules = {NULL, 0, 0, NULL, &forget_deprecating_def};
+
+/* The interpreter's builtins dict, whose changes every private builtins dict
+ * mirrors (borrowed: it lives as long as the interpreter). */
+PyObject *interpreter_builtins = NULL;
+
+/* The function called for a store (module, name, value) or a deletion
+ * (module, name) of a deprecated name through its deprecating module. */
+static PyObject *store_callback = NULL;
+
+int
+set_storing(PyObject *module, int storing)
+{
+    weak_entry *entry = weak_table_find(&deprecating_modules, module);
+    if (entry != NULL) {
+        if (storing) {
+            entry->flags += DEPRECATED_STORE_UNIT;
+        }
+        else if (entry->flags != 0) {
+            entry->flags -= DEPRECATED_STORE_UNIT;
+        }
+    }
+    return 0;
+}
+
+int
+set_deprecating(PyObject *module, PyObject *builtins, PyObject *entries,
+                PyObject *interpreter)
+{
+    if (!is_main_interpreter()) {
+        PyErr_SetString(PyExc_RuntimeError,
+                        "deprecated names are served by the main interpreter's module type "
+                        "only");
+        return -1;
+    }
+    Py_ssize_t pos = 0;
+    PyObject *name, *deprecation;
+    while (PyDict_Next(entries, &pos, &name, &deprecation)) {
+        if (!PyUnicode_CheckExact(name) || !PyTuple_CheckExact(deprecation) ||
+            PyTuple_GET_SIZE(deprecation) != 5 ||
+            !PyUnicode_Check(PyTuple_GET_ITEM(deprecation, 0))) {
+            PyErr_SetString(PyExc_TypeError,
+                            "entries must map str names to (message, category, warn, load, "
+                            "submodule) tuples");
+            return -1;
+        }
+    }
+    if (add_descriptors(entries) < 0) {
+        return -1;
+    }
+    PyObject *namespace = PyModule_GetDict(module);
+    if (namespace == NULL) {
+        return -1;
+    }
+    if (interpreter_builtins != NULL && interpreter_builtins != interpreter) {
+        PyErr_SetString(PyExc_RuntimeError, "the interpreter's builtins dict changed");
+        return -1;
+    }
+    interpreter_builtins = interpreter;
+    PyObject *record = PyTuple_Pack(3, builtins, entries, namespace);
+    if (record == NULL) {
+        return -1;
+    }
+    int result = weak_table_set(&deprecating_modules, module, record);
+    Py_DECREF(record);
+#if HOOKLESS_CACHE
+    if (result == 0) {
+        watch_for_deprecations(namespace);
+    }
+#endif
+    return result;
+}
+
+int
+set_store_callback(PyObject *callback)
+{
+    if (!is_main_interpreter()) {
+        return 0;
+    }
+    Py_XINCREF(callback);
+    Py_XSETREF(store_callback, callback);
+    return 0;
+}
+
+void
+forget_deprecations(int release)
+{
+    weak_table_clear(&deprecating_modules, release);
+    interpreter_builtins = NULL;
+#if HOOKLESS_CACHE
+    forget_deprecation_watchers();
+#endif
+    if (release) {
+        Py_CLEAR(store_callback);
+    }
+    else {
+        store_callback = NULL;
+    }
+}
+
+/* The store slot's detour: a store or deletion of a deprecated name through
+ * its deprecating module goes to the callback; everything else to
+ * store_through_hooks(). */
+int
+store_while_deprecating(PyObject *self, PyObject *name, PyObject *value)
+{
+    weak_entry *entry = weak_table_find(&deprecating_modules, self);
+    PyObject *callback = store_callback;
+#if !HOOKLESS_CACHE
+    /* Without dict watchers, a store on the builtins module (mock.patch,
+     * monkeypatch) is the change of builtins that can be seen. */
+    if (entry == NULL && interpreter_builtins != NULL && PyModule_Check(self) &&
+        PyModule_GetDict(self) == interpreter_builtins) {
+        if (store_through_hooks(self, name, value) < 0) {
+            return -1;
+        }
+        if (PyUnicode_CheckExact(name)) {
+            mirror_builtin(name, value);
+        }
+        return 0;
+    }
+#endif
+    if (entry == NULL || entry->value == NULL || callback == NULL || !PyUnicode_Check(name)) {
+        return store_through_hooks(self, name, value);
+    }
+    int found = PyDict_Contains(PyTuple_GET_ITEM(entry->value, 1), name);
+    if (found < 0) {
+        return -1;
+    }
+    /* A store of __spec__ (importlib.reload() runs the body again) goes to
+     * the callback too: the names the body binds again move again. */
+    if (!found && !(value != NULL && PyUnicode_CheckExact(name) &&
+                    PyUnicode_CompareWithASCIIString(name, "__spec__") == 0)) {
+        return store_through_hooks(self, name, value);
+    }
+    Py_INCREF(callback);
+    PyObject *result = PyObject_CallFunctionObjArgs(callback, self, name, value, NULL);
+    Py_DECREF(callback);
+    if (result == NULL) {
+        return -1;
+    }
+    Py_DECREF(result);
+    return 0;
+}
