@@ -1022,10 +1022,13 @@ SCAN_MODULES = (
     "_files",
     "_filter",
     "_advice",
+    "_parsing",
+    "_static_getattr",
     "_analysis",
     "_callers",
     "_scanner",
     "_report",
+    "_declarations",
     "_command",
 )
 

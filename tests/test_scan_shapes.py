@@ -424,8 +424,42 @@ DEPRECATING_GETATTR = """\
         if name == "OLD":
             warnings.warn("OLD is deprecated; use NEW", DeprecationWarning, stacklevel=2)
             return NEW
+        if name == "config":
+            return _load_config()
         raise AttributeError(name)
 """
+
+# numpy.core's shape: every value it returns comes right after a warning.
+ONLY_DEPRECATED_GETATTR = """\
+    def __getattr__(attr_name):
+        from numpy._core import numeric
+        from ._utils import _raise_warning
+        sentinel = object()
+        ret = getattr(numeric, attr_name, sentinel)
+        if ret is sentinel:
+            raise AttributeError(f"module 'numpy.core.numeric' has no attribute {attr_name}")
+        _raise_warning(attr_name, "numeric")
+        return ret
+"""
+
+
+@pytest.mark.parametrize("thorough", [False, True])
+def test_getattr_that_only_serves_deprecated_names_gets_the_deprecation_hint(
+    tmp_path: Path, thorough: bool
+) -> None:
+    (finding,) = scan_source(tmp_path, ONLY_DEPRECATED_GETATTR, thorough)
+    assert finding.suggestion is not None
+    assert finding.suggestion.startswith(
+        "this __getattr__ only serves deprecated names (it warns before every value it returns):"
+        " declare each with pep726hook.deprecate_attribute(__name__, name, message, factory=...)"
+    )
+    # One return without a warning before it and the hint is not given.
+    (finding,) = scan_source(
+        tmp_path.joinpath("other").mkdir() or tmp_path / "other",
+        ONLY_DEPRECATED_GETATTR.replace("        _raise_warning", "        _log"),
+        thorough,
+    )
+    assert finding.suggestion is not None and finding.suggestion.startswith(OPT_IN)
 
 
 @pytest.mark.parametrize("thorough", [False, True])

@@ -229,7 +229,8 @@ class _Results:
             return
         # Few files get this far.  Importing the parser (ast, tokenize) only now
         # keeps it off the start-up path, and forked workers import it in parallel.
-        from ._analysis import Unparsable, analyse
+        from ._analysis import analyse
+        from ._parsing import Unparsable
 
         self.parsed += 1
         hook_lines = None if plan.whole_file else plan.hook_lines
