@@ -1,0 +1,314 @@
+"""``pep726hook scan --diff``: declarations replacing a ``__getattr__`` that serves static names.
+
+The fixtures are small modules of the shapes numpy, scipy, scikit-learn and
+networkx write (written here, not copied from them).  Each converted module is
+checked three ways: the diff applies with ``patch -p1``; without the
+declarations API the module keeps its ``__getattr__`` and behaves as before;
+with it (a stand-in that records the calls) the names are declared and
+``__getattr__`` leaves the namespace.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from pep726hook import _scan
+
+NUMPY_SHAPE = """\
+    import sys
+    __former_attrs__ = {n: f"np.{n} was an alias of the builtin {n}" for n in ("object", "str")}
+    __future_scalars__ = {"str", "bytes"}
+    from ._expired import __expired_attributes__
+
+    if not getattr(sys, "_never", False):
+        def __getattr__(attr):
+            import warnings
+
+            if attr == "linalg":
+                import numpyish.linalg as linalg
+                return linalg
+            elif attr == "fft":
+                import numpyish.fft as fft
+                return fft
+            if attr in __future_scalars__:
+                warnings.warn(
+                    f"In the future `np.{attr}` will be "
+                    "the scalar.", FutureWarning, stacklevel=2)
+
+            if attr in __former_attrs__:
+                raise AttributeError(__former_attrs__[attr], name=None)
+
+            if attr in __expired_attributes__:
+                raise AttributeError(
+                    f"`np.{attr}` was removed. "
+                    f"{__expired_attributes__[attr]}",
+                    name=None
+                )
+
+            raise AttributeError(f"module {__name__!r} has no attribute {attr!r}")
+"""
+
+SCIPY_SHAPE = """\
+    import importlib as _importlib
+
+    submodules = [
+        "linalg",
+        "stats",
+    ]
+
+    __all__ = submodules + ["test"]
+
+
+    def __dir__():
+        return __all__
+
+
+    def __getattr__(name):
+        if name in submodules:
+            return _importlib.import_module(f"{PKG}.{name}")
+        else:
+            try:
+                return globals()[name]
+            except KeyError:
+                raise AttributeError(f"Module '{PKG}' has no attribute '{name}'")
+"""
+
+NETWORKX_SHAPE = """\
+    def __getattr__(name):
+        \"\"\"Remove functions and provide informative error messages.\"\"\"
+        if name == "read_yaml":
+            raise AttributeError("read_yaml has been removed; use yaml directly")
+        raise AttributeError(f"module {__name__} has no attribute {name}")
+"""
+
+# Shapes that get no diff, and what the scan says of each.
+REFUSED = {
+    # networkx once raised ImportError for removed modules.
+    "nx_import_error": (
+        'def __getattr__(name):\n    if name == "nx_yaml":\n'
+        '        raise ImportError("nx_yaml has been removed")\n'
+        "    raise AttributeError(name)\n",
+        "line 3: it raises ImportError, where a declared removal raises AttributeError",
+    ),
+    # scikit-learn's estimators: a value computed on first read.
+    "sk_estimators": (
+        "import importlib\n_where = {'Ridge': 'sk.linear'}\n"
+        "def __getattr__(name):\n    if name in _where:\n"
+        "        module = importlib.import_module(_where[name])\n"
+        "        return getattr(module, name)\n    raise AttributeError(name)\n",
+        "line 5: 'module = importlib.import_module(_where[name])' is not a form the scan converts",
+    ),
+    # Every name imported as a submodule: no static set.
+    "lazy_any": (
+        "import importlib\ndef __getattr__(name):\n"
+        "    return importlib.import_module(f'{__name__}.{name}')\n",
+        "is not a form the scan converts",
+    ),
+    # The collection changes after it is bound.
+    "mutated": (
+        "import importlib\nsubs = ['a']\nsubs.append('b')\n"
+        "def __getattr__(name):\n    if name in subs:\n"
+        "        return importlib.import_module(f'{__name__}.{name}')\n"
+        "    raise AttributeError(name)\n",
+        "line 5: subs is bound or changed at lines [2, 3] at module level, not once",
+    ),
+}
+
+#: A stand-in for the declarations API: records each call in the module's _declared.
+API_STANDIN = """\
+import sys
+
+def _record(module, *call):
+    sys.modules[module].__dict__.setdefault("_declared", []).append(call)
+
+def lazy_attribute(module, name, *, factory=None):
+    _record(module, "lazy", name)
+
+def removed_attribute(module, name, message, *, warning=None, category=DeprecationWarning):
+    _record(module, "removed", name, message, warning, category.__name__)
+"""
+
+
+def write(root: Path, files: dict[str, str]) -> None:
+    for relative, text in files.items():
+        path = root / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text), encoding="utf-8")
+
+
+def run_diff(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, root: Path
+) -> tuple[str, str]:
+    monkeypatch.chdir(root)
+    assert _scan.main(["--diff", "."]) == 0
+    out, err = capsys.readouterr()
+    return out, err
+
+
+def apply(root: Path, diff: str) -> None:
+    if shutil.which("patch") is None:
+        pytest.skip("needs the patch program")
+    done = subprocess.run(
+        ["patch", "-p1", "--batch"],
+        cwd=root,
+        input=diff,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def run(root: Path, code: str, api: bool) -> str:
+    """Run *code* in a fresh interpreter with *root* first on sys.path (and the stand-in API)."""
+    paths = [str(root)]
+    if api:
+        write(root.parent / "api", {"pep726hook/__init__.py": API_STANDIN})
+        paths.insert(0, str(root.parent / "api"))
+    else:
+        # pep726hook installed without the declarations API: the import fails.
+        write(root.parent / "old", {"pep726hook/__init__.py": "def enable(m): pass\n"})
+        paths.insert(0, str(root.parent / "old"))
+    prelude = f"import sys; sys.path[:0] = {paths!r}\n"
+    done = subprocess.run(
+        [sys.executable, "-W", "error::DeprecationWarning", "-c", prelude + textwrap.dedent(code)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def test_numpy_shape(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = tmp_path / "tree"
+    write(
+        root,
+        {
+            "numpyish/__init__.py": NUMPY_SHAPE,
+            "numpyish/_expired.py": "__expired_attributes__ = {'cast': 'Use asarray.'}\n",
+            "numpyish/linalg.py": "",
+            "numpyish/fft.py": "",
+        },
+    )
+    diff, err = run_diff(capsys, monkeypatch, root)
+    assert err == ""
+    assert diff.startswith("--- a/numpyish/__init__.py\n+++ b/numpyish/__init__.py\n")
+    apply(root, diff)
+    # Without the API, __getattr__ serves the names as before.
+    before = run(
+        root,
+        """
+        import numpyish, warnings
+        print(numpyish.linalg.__name__, "__getattr__" in vars(numpyish))
+        try:
+            numpyish.cast
+        except AttributeError as exc:
+            print(exc)
+        """,
+        api=False,
+    )
+    assert before == "numpyish.linalg True\n`np.cast` was removed. Use asarray.\n"
+    after = run(
+        root,
+        """
+        import numpyish
+        print("__getattr__" in vars(numpyish))
+        for call in numpyish._declared:
+            print(*call, sep=" | ")
+        """,
+        api=True,
+    )
+    assert after.splitlines() == [
+        "False",
+        "lazy | linalg",
+        "lazy | fft",
+        # str: warns (a future scalar), then the former alias's message.
+        "removed | str | np.str was an alias of the builtin str"
+        " | In the future `np.str` will be the scalar. | FutureWarning",
+        # bytes: warns, then the final message.
+        "removed | bytes | module 'numpyish' has no attribute 'bytes'"
+        " | In the future `np.bytes` will be the scalar. | FutureWarning",
+        "removed | object | np.object was an alias of the builtin object | None | DeprecationWarning",
+        "removed | cast | `np.cast` was removed. Use asarray. | None | DeprecationWarning",
+    ]
+
+
+@pytest.mark.parametrize("package,collection", [("sci", "submodules"), ("skl", "_submodules")])
+def test_scipy_and_scikit_learn_shape(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    package: str,
+    collection: str,
+) -> None:
+    root = tmp_path / "tree"
+    source = SCIPY_SHAPE.replace("{PKG}", package).replace("submodules", collection)
+    write(root, {f"{package}/__init__.py": source, f"{package}/linalg.py": "X = 1\n"})
+    write(root, {f"{package}/stats.py": "Y = 2\n"})
+    diff, err = run_diff(capsys, monkeypatch, root)
+    assert err == ""
+    apply(root, diff)
+    before = run(root, f"import {package}; print({package}.stats.Y)", api=False)
+    assert before == "2\n"
+    after = run(
+        root,
+        f"import {package}; print('__getattr__' in vars({package}), {package}._declared)",
+        api=True,
+    )
+    assert after == "False [('lazy', 'linalg'), ('lazy', 'stats')]\n"
+
+
+def test_networkx_shape(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = tmp_path / "tree"
+    write(root, {"nx/__init__.py": NETWORKX_SHAPE})
+    diff, err = run_diff(capsys, monkeypatch, root)
+    assert err == ""
+    apply(root, diff)
+    after = run(root, "import nx; print('__getattr__' in vars(nx), nx._declared)", api=True)
+    message = "read_yaml has been removed; use yaml directly"
+    assert after == f"False [('removed', 'read_yaml', {message!r}, None, 'DeprecationWarning')]\n"
+
+
+def test_what_cannot_be_converted_exactly_gets_no_diff_and_says_why(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = tmp_path / "tree"
+    write(root, {f"{name}.py": text for name, (text, _) in REFUSED.items()})
+    before = {p.name: p.read_bytes() for p in root.iterdir()}
+    diff, err = run_diff(capsys, monkeypatch, root)
+    assert diff == ""
+    lines = sorted(err.splitlines())
+    assert len(lines) == len(REFUSED)
+    for line, (name, (_, reason)) in zip(lines, sorted(REFUSED.items())):
+        assert line.startswith(f"{root / name}.py:") and ": no diff: " in line
+        assert reason in line, line
+    # --diff writes nothing.
+    assert {p.name: p.read_bytes() for p in root.iterdir()} == before
+
+
+def test_static_getattr_finding_says_so(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write(tmp_path, {"nx/__init__.py": NETWORKX_SHAPE, "other.py": REFUSED["lazy_any"][0]})
+    result = _scan.scan(paths=[str(tmp_path)])
+    advice = {f.module: f.suggestion or "" for f in result.findings}
+    assert advice["nx"].startswith(
+        "this __getattr__ serves a static set of names (1 removed name): declare them with"
+        " pep726hook.lazy_attribute() and pep726hook.removed_attribute() instead"
+    )
+    assert "pep726hook scan --diff FILE" in advice["nx"]
+    assert "static" not in advice["other"]
+
+
+def test_diff_is_refused_with_json(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    assert _scan.main(["--diff", str(tmp_path), "--json"]) == 2
+    assert "argument --diff: not allowed with --json" in capsys.readouterr().err
