@@ -76,6 +76,13 @@ _ENABLE_CHOICE = (
 )
 
 
+_ONLY_DEPRECATED = "this __getattr__ only serves deprecated names"
+_APPLICATION_TOO = (
+    "; an application can do the same for every module with a __getattr__, without editing"
+    f" any: {_FAST_GETATTR_SWITCH}"
+)
+
+
 def getattr_advice(
     opted_in: bool,
     deprecation: bool,
@@ -106,7 +113,7 @@ def getattr_advice(
         )
     if only_deprecated:
         return (
-            "this __getattr__ only serves deprecated names (it warns before every value it"
+            f"{_ONLY_DEPRECATED} (it warns before every value it"
             " returns): declare each with pep726hook.deprecate_attribute(__name__, name, message,"
             " factory=...) (or assign it with pep726hook.deprecated()), which warns the same way"
             " and takes __getattr__ out of the module's reads"
@@ -115,8 +122,7 @@ def getattr_advice(
     advice = (
         "to keep its reads specialised, opt the module in with"
         " pep726hook.enable(__name__, fast_getattr=True) in the module itself"
-        f" ({_ENABLE_CHOICE}); an application can do the same for every"
-        f" module with a __getattr__, without editing any: {_FAST_GETATTR_SWITCH}"
+        f" ({_ENABLE_CHOICE}){_APPLICATION_TOO}"
     )
     if not deprecation:
         return advice
@@ -128,29 +134,30 @@ def getattr_advice(
     )
 
 
-def user_advice(kind: str, distribution: str, author_advice: str, only_deprecated: bool) -> str:
-    """The suggestion of a *kind* finding in an installed *distribution*, for its user first.
+def user_advice(kind: str, author_advice: str) -> str:
+    """The suggestion of a *kind* finding in an installed distribution, for its user first.
 
     Whoever scans an environment mostly uses the distributions in it rather
     than writes them: what the finding means for them, and what they can do
     without editing anything, comes first; *author_advice* (the migration the
-    distribution's authors could make) follows.
+    distribution's authors could make) follows, without what the user part
+    already said.
     """
-    if kind == "module_getattr" and only_deprecated:
+    if kind == "module_getattr" and author_advice.startswith(_ONLY_DEPRECATED):
         yours = (
-            f"nothing to change unless your code reads names through this module: each read warns"
-            f" (they are deprecated in {distribution}); read them where the warning says"
+            "nothing to change unless your code reads names through this module: each such read"
+            " warns, as the names are deprecated; read them where the warning says"
         )
     elif kind == "module_getattr":
         yours = (
-            "nothing to change; to keep this module's reads specialised in your program,"
-            f" without editing {distribution}: {_FAST_GETATTR_SWITCH}"
+            "nothing to change; to keep this module's reads specialised in your program, without"
+            f" editing it: {_FAST_GETATTR_SWITCH}"
         )
-    elif kind == "helper_call":
-        yours = f"nothing to change; it is {distribution}'s own code"
+        # The switch is said already: the authors' part keeps what is theirs.
+        author_advice = author_advice.replace(_APPLICATION_TOO, "")
     else:
-        yours = f"nothing to change: it is {distribution}'s own code, and works as before"
-    return f"for you, as a user of {distribution}: {yours}. For its authors: {author_advice}"
+        yours = "nothing to change: the code is the distribution's own, and works as before"
+    return f"for you, as a user of the distribution: {yours}. For its authors: {author_advice}"
 
 
 #: The suggestion of a finding in the standard library that has one elsewhere.

@@ -162,6 +162,11 @@ def _finding(source: SourceFile, item: Item) -> ScanFinding:
         from ._advice import stdlib_advice
 
         advice = stdlib_advice(item.kind)
+    elif source.distribution is not None and advice is not None and not advice.startswith("none"):
+        # Who scans an environment mostly uses what is installed in it.
+        from ._advice import user_advice
+
+        advice = user_advice(item.kind, advice)
     return ScanFinding(
         source.distribution,
         source.module,
