@@ -101,7 +101,8 @@ REFUSED = {
         "def __getattr__(name):\n    if name in _where:\n"
         "        module = importlib.import_module(_where[name])\n"
         "        return getattr(module, name)\n    raise AttributeError(name)\n",
-        "line 5: 'module = importlib.import_module(_where[name])' is not a form the scan converts",
+        "line 5: a branch computes what it returns ('module = importlib.import_module(_where[name])'):"
+        " only a submodule of this module or a removal can be declared",
     ),
     # Every name imported as a submodule: no static set.
     "lazy_any": (
@@ -304,16 +305,51 @@ def test_what_cannot_be_converted_exactly_gets_no_diff_and_says_why(
 
 def test_static_getattr_finding_says_so(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     write(tmp_path, {"nx/__init__.py": NETWORKX_SHAPE, "other.py": REFUSED["lazy_any"][0]})
-    result = _scan.scan(paths=[str(tmp_path)])
-    advice = {f.module: f.suggestion or "" for f in result.findings}
-    assert advice["nx"].startswith(
-        "this __getattr__ serves a static set of names (1 removed name): declare them with"
-        " pep726hook.lazy_attribute() and pep726hook.removed_attribute() instead"
-    )
-    assert "pep726hook scan --diff FILE" in advice["nx"]
-    assert "static" not in advice["other"]
+    # scipy's names sit in a module-level list: the statement parsed alone
+    # cannot tell, so the whole file is parsed (without --thorough too).
+    write(tmp_path, {"sci/__init__.py": SCIPY_SHAPE.replace("{PKG}", "sci")})
+    write(tmp_path, {"mutated.py": REFUSED["mutated"][0]})
+    for thorough in (False, True):
+        result = _scan.scan(paths=[str(tmp_path)], thorough=thorough)
+        advice = {f.module: f.suggestion or "" for f in result.findings}
+        assert advice["nx"].startswith(
+            "this __getattr__ serves a static set of names (1 removed name): declare them with"
+            " pep726hook.lazy_attribute() and pep726hook.removed_attribute() instead"
+        )
+        assert "pep726hook scan --diff FILE" in advice["nx"]
+        assert advice["sci"].startswith(
+            "this __getattr__ serves a static set of names (the submodules listed in"
+            " submodules): declare them"
+        )
+        assert "static" not in advice["other"]
+        assert "static" not in advice["mutated"]
 
 
-def test_diff_is_refused_with_json(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
-    assert _scan.main(["--diff", str(tmp_path), "--json"]) == 2
-    assert "argument --diff: not allowed with --json" in capsys.readouterr().err
+@pytest.mark.parametrize(
+    "more,named",
+    [
+        (["--json"], "--json"),
+        (["somedist"], "DIST"),
+        (["--path", "."], "--path"),
+        (["--stdlib"], "--stdlib"),
+        (["--fail-on", "module_getattr"], "--fail-on"),
+    ],
+)
+def test_diff_covers_only_its_paths(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, more: list[str], named: str
+) -> None:
+    assert _scan.main(["--diff", str(tmp_path), *more]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.endswith(f"error: argument --diff: not allowed with {named}\n")
+
+
+def test_a_file_that_does_not_parse_whole_gets_no_diff(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The scan parses only the statement of the hook; the diff needs the whole file.
+    write(tmp_path, {"broken.py": textwrap.dedent(NETWORKX_SHAPE) + "\ndef broken(:\n    pass\n"})
+    diff, err = run_diff(capsys, monkeypatch, tmp_path)
+    assert diff == ""
+    assert err.startswith(f"{tmp_path / 'broken.py'}:1: no diff: syntax error at line 7: ")
+    assert err.count("\n") == 1

@@ -198,8 +198,22 @@ def _check_arguments(parser: argparse.ArgumentParser, args: argparse.Namespace) 
             problem = _unreadable(path)
             if problem:
                 parser.error(f"argument {option}: {problem}")
-    if args.diff and args.json:
-        parser.error("argument --diff: not allowed with --json")
+    if args.diff:
+        # The diff is for code the user may edit: the trees named, nothing installed.
+        others = [
+            name
+            for name, given in (
+                ("DIST", args.distributions),
+                ("--path", args.path),
+                ("--site", args.site),
+                ("--stdlib", args.stdlib or args.stdlib_tests),
+                ("--json", args.json),
+                ("--fail-on", args.fail_on),
+            )
+            if given
+        ]
+        if others:
+            parser.error(f"argument --diff: not allowed with {', '.join(others)}")
     for directory in args.site or ():
         problem = _unreadable(directory) or (
             None if os.path.isdir(directory) else f"not a directory: {directory}"

@@ -152,17 +152,26 @@ def write_diffs(result: ScanResult, out: TextIO, err: TextIO) -> None:
     Nothing is written to any file: apply the diff with ``patch -p1`` from
     the current directory, whose relative paths its headers name.
     """
-    from ._parsing import decode_source
+    from ._parsing import Unparsable, decode_source, parse_text
     from ._static_getattr import Plan, find_getattr, module_bindings, plan_getattr
 
+    for skipped in result.skipped:
+        err.write(f"{skipped.path}: no diff: {skipped.reason}\n")
     for finding in result.findings:
         if finding.kind != "module_getattr":
             continue
         where = f"{finding.path}:{finding.line}"
-        with open(finding.path, "rb") as file:
-            data = file.read()
-        text = decode_source(data)
-        tree = ast.parse(text, filename=finding.path)
+        try:
+            with open(finding.path, "rb") as file:
+                text = decode_source(file.read())
+            # Only the statements around the hook may have been parsed so far.
+            tree = parse_text(text, finding.path)
+        except OSError as exc:
+            err.write(f"{where}: no diff: cannot read: {exc.strerror or exc}\n")
+            continue
+        except Unparsable as exc:
+            err.write(f"{where}: no diff: {exc}\n")
+            continue
         function = find_getattr(tree, finding.line)
         if function is None:
             err.write(f"{where}: no diff: __getattr__ is not a def statement\n")

@@ -320,7 +320,11 @@ class _Reader:
                 if base is not None:
                     local[alias.asname or alias.name] = f"{base}.{alias.name}"
                     continue
-            raise _Cannot(stmt, f"{self._first_line(stmt)!r} is not a form the scan converts")
+            raise _Cannot(
+                stmt,
+                f"a branch computes what it returns ({self._first_line(stmt)!r}): only a"
+                " submodule of this module or a removal can be declared",
+            )
         if isinstance(last, ast.Raise):
             message = self._attribute_error(last)
             return Rule("removed", test, names, collections, message)
