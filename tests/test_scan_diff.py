@@ -108,7 +108,9 @@ REFUSED = {
     "lazy_any": (
         "import importlib\ndef __getattr__(name):\n"
         "    return importlib.import_module(f'{__name__}.{name}')\n",
-        "is not a form the scan converts",
+        "line 3: \"return importlib.import_module(f'{__name__}.{name}')\" is neither a test of the"
+        " name, an import, a warning nor the final raise: what the function serves is not a"
+        " static set of names",
     ),
     # The collection changes after it is bound.
     "mutated": (
@@ -284,6 +286,17 @@ def test_networkx_shape(
     after = run(root, "import nx; print('__getattr__' in vars(nx), nx._declared)", api=True)
     message = "read_yaml has been removed; use yaml directly"
     assert after == f"False [('removed', 'read_yaml', {message!r}, None, 'DeprecationWarning')]\n"
+    # Converted: no second diff, and the finding says the function is the fallback now.
+    diff, err = run_diff(capsys, monkeypatch, root)
+    assert diff == ""
+    assert err.endswith(": no diff: the module declares names with pep726hook already\n")
+    for thorough in (False, True):
+        (finding,) = _scan.scan(paths=[str(root)], thorough=thorough).findings
+        assert finding.suggestion == (
+            "none: the module declares its names with pep726hook (lazy_attribute(),"
+            " removed_attribute()) and keeps __getattr__ as its fallback without pep726hook"
+        )
+        assert (finding.read_cost or "").startswith("only where pep726hook cannot be imported: ")
 
 
 def test_what_cannot_be_converted_exactly_gets_no_diff_and_says_why(

@@ -181,7 +181,9 @@ def stdlib_advice(kind: str) -> str:
     )
 
 
-def fallback_advice(what: str, cost: str) -> tuple[str, str]:
+def fallback_advice(
+    what: str, cost: str, how: str = "opts in with pep726hook.enable()"
+) -> tuple[str, str]:
     """The suggestion and read cost of *what*, which a module that opts in keeps as its fallback.
 
     A module that calls ``pep726hook.enable()`` and defines a ``ModuleType``
@@ -189,8 +191,7 @@ def fallback_advice(what: str, cost: str) -> tuple[str, str]:
     imported, has already migrated: *cost* is paid only without pep726hook.
     """
     return (
-        f"none: the module opts in with pep726hook.enable() and keeps {what} as its fallback"
-        " without pep726hook",
+        f"none: the module {how} and keeps {what} as its fallback without pep726hook",
         f"only where pep726hook cannot be imported: {cost}",
     )
 

@@ -87,6 +87,16 @@ def opts_in(text: str) -> bool:
     return "pep726hook.enable(" in text
 
 
+def declares(text: str) -> bool:
+    """Whether a module's source declares names with pep726hook's ``lazy_attribute()`` and such.
+
+    Such a module keeps its PEP 562 ``__getattr__`` only as the fallback
+    where pep726hook cannot be imported (what ``pep726hook scan --diff``
+    writes): the scan neither suggests the conversion again nor diffs it.
+    """
+    return "pep726hook" in text and ("lazy_attribute" in text or "removed_attribute" in text)
+
+
 def _statements(body: Iterable[ast.AST]) -> Iterator[ast.AST]:
     """Every statement, at any depth (expressions are not entered: that is what makes it cheap)."""
     for node in body:
@@ -269,7 +279,14 @@ class _Analysis:
     """The findings of one parsed module."""
 
     def __init__(
-        self, tree: ast.Module, text: str, module: str, opted_in: bool, whole: bool = True
+        self,
+        tree: ast.Module,
+        text: str,
+        module: str,
+        opted_in: bool,
+        *,
+        whole: bool = True,
+        declared: bool = False,
     ) -> None:
         self.tree = tree
         #: Whether *tree* is the whole module, not only some of its statements.
@@ -278,6 +295,8 @@ class _Analysis:
         self.text = text
         #: Whether the whole module (not only *text*) opts in: see :func:`opts_in`.
         self.opted_in = opted_in
+        #: Whether the whole module declares names with pep726hook: see :func:`declares`.
+        self.declared = declared
         self._lines: list[str] | None = None
         self.module = module
         self.classes: dict[str, ast.ClassDef] = {}
@@ -332,6 +351,14 @@ class _Analysis:
             detail = self.source_line(stmt.lineno)
             if kind != "module_getattr":
                 yield Item(stmt.lineno, kind, detail)
+            elif self.declared:
+                # Converted (by hand or by scan --diff): the function is the fallback.
+                advice, cost = fallback_advice(
+                    "__getattr__",
+                    getattr_read_cost(),
+                    "declares its names with pep726hook (lazy_attribute(), removed_attribute())",
+                )
+                yield Item(stmt.lineno, kind, detail, advice, read_cost=cost)
             elif self.opted_in and on_import_error:
                 # Bound only where pep726hook cannot be imported, in a module
                 # that opts in otherwise: the same rule as a fallback class.
@@ -716,14 +743,23 @@ def analyse(
     """
     text, encoding = decode(data)
     opted_in = opts_in(text)
+    declared = declares(text)
     if hook_lines is not None:
         found = _statement_findings(
-            data, encoding, hook_lines, path, index, opted_in=opted_in, module=module
+            data,
+            encoding,
+            hook_lines,
+            path,
+            index,
+            opted_in=opted_in,
+            module=module,
+            declared=declared,
         )
         if found is not None:
             return Analysed(found, None)
     tree = parse_text(text, path)
-    return Analysed(_Analysis(tree, text, module, opted_in).findings(), tree)
+    analysis = _Analysis(tree, text, module, opted_in, declared=declared)
+    return Analysed(analysis.findings(), tree)
 
 
 def _statement_findings(
@@ -735,6 +771,7 @@ def _statement_findings(
     *,
     opted_in: bool,
     module: str,
+    declared: bool,
 ) -> Found | None:
     """Findings of the top-level statements that contain *hook_lines*, parsed alone.
 
@@ -759,7 +796,7 @@ def _statement_findings(
         except (UnicodeDecodeError, Unparsable):
             return None
         offset = data.count(b"\n", 0, start)
-        analysis = _Analysis(tree, chunk, module, opted_in, whole=False)
+        analysis = _Analysis(tree, chunk, module, opted_in, whole=False, declared=declared)
         try:
             hooks = analysis.hooks()
         except _NeedsWholeModule:

@@ -152,6 +152,7 @@ def write_diffs(result: ScanResult, out: TextIO, err: TextIO) -> None:
     Nothing is written to any file: apply the diff with ``patch -p1`` from
     the current directory, whose relative paths its headers name.
     """
+    from ._analysis import declares
     from ._parsing import Unparsable, decode_source, parse_text
     from ._static_getattr import Plan, find_getattr, module_bindings, plan_getattr
 
@@ -171,6 +172,9 @@ def write_diffs(result: ScanResult, out: TextIO, err: TextIO) -> None:
             continue
         except Unparsable as exc:
             err.write(f"{where}: no diff: {exc}\n")
+            continue
+        if declares(text):
+            err.write(f"{where}: no diff: the module declares names with pep726hook already\n")
             continue
         function = find_getattr(tree, finding.line)
         if function is None:

@@ -275,7 +275,11 @@ class _Reader:
                 return self._globals_lookup(stmt)
             if self._warning(stmt) is not None:
                 raise _Cannot(stmt, "it warns for every name it is asked for")
-            raise _Cannot(stmt, f"{self._first_line(stmt)!r} is not a form the scan converts")
+            raise _Cannot(
+                stmt,
+                f"{self._first_line(stmt)!r} is neither a test of the name, an import, a warning"
+                " nor the final raise: what the function serves is not a static set of names",
+            )
         return None
 
     def _branch(self, stmt: ast.If) -> str | None:
@@ -283,6 +287,10 @@ class _Reader:
         names, collections = self._test(stmt.test)
         test = self._source(stmt.test)
         body = [s for s in stmt.body if not isinstance(s, ast.Pass) and not _is_docstring(s)]
+        while body and isinstance(body[0], ast.Import) and not body[0].names[0].asname:
+            # "import warnings" before the warning: a module for the branch's own use.
+            for alias in body.pop(0).names:  # type: ignore[attr-defined]
+                self.aliases[alias.name.partition(".")[0]] = alias.name.partition(".")[0]
         warnings: list[tuple[str, str]] = []
         while body and self._warning(body[0]) is not None:
             warning = self._warning(body.pop(0))
