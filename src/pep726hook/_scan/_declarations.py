@@ -61,16 +61,16 @@ def declarations(plan: Plan, indent: str) -> list[str]:
     if not collections:
         names = literal_tuple
     else:
-        # Each name once, in the order a reader of the function meets them.
+        # Each name once; which branch serves it is decided below, in the function's order.
         parts = ([literal_tuple] if literals else []) + collections
         names = f"dict.fromkeys([{', '.join('*' + part for part in parts)}])"
     functions = [name for name in ("lazy", "removed") if used[name]]
     imports = "".join(f"        {name}_attribute as {_PREFIX}{name},\n" for name in functions)
     deleted = ", ".join(f"{_PREFIX}{name}" for name in functions)
     lines = [
-        "# PEP 726 declarations of the names __getattr__ serves (pep726hook scan --diff):",
-        "# with them, __getattr__ leaves the namespace and reads of the module stay",
-        "# specialised; without pep726hook, __getattr__ stays and serves them as before.",
+        "# The names __getattr__ serves, declared (written by pep726hook scan --diff):",
+        "# with pep726hook, __getattr__ leaves the namespace and reads of this module",
+        "# stay specialised; without it, __getattr__ stays and serves them as before.",
         "try:",
         f"    from pep726hook import (\n{imports}    )",
         "except ImportError:",
