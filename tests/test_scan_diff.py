@@ -366,3 +366,190 @@ def test_a_file_that_does_not_parse_whole_gets_no_diff(
     assert diff == ""
     assert err.startswith(f"{tmp_path / 'broken.py'}:1: no diff: syntax error at line 7: ")
     assert err.count("\n") == 1
+
+
+# Each form the conversion reads, in a package pkg with submodules a and b,
+# and the calls its declarations make.
+FORMS = {
+    "imports": (
+        """\
+        def __getattr__(name):
+            if name == "a":
+                import pkg.a as a
+                return a
+            elif name == "b":
+                import pkg.b as b
+                return b
+            raise AttributeError(name)
+        """,
+        [("lazy", "a"), ("lazy", "b")],
+    ),
+    "relative import_module": (
+        """\
+        import importlib
+
+        def __getattr__(name):
+            if name in ("a", "b"):
+                return importlib.import_module("." + name, __name__)
+            raise AttributeError(name)
+        """,
+        [("lazy", "a"), ("lazy", "b")],
+    ),
+    "or, and import_module imported": (
+        """\
+        from importlib import import_module
+
+        def __getattr__(name):
+            if name == "a" or name == "b":
+                return import_module(f"pkg.{name}")
+            raise AttributeError(name)
+        """,
+        [("lazy", "a"), ("lazy", "b")],
+    ),
+    "warned removal": (
+        """\
+        import warnings
+
+        def __getattr__(name):
+            if name == "old":
+                warnings.warn("old is going", DeprecationWarning, stacklevel=2)
+                raise AttributeError("old was removed")
+            raise AttributeError(name)
+        """,
+        [("removed", "old", "old was removed", "old is going", "DeprecationWarning")],
+    ),
+    "collection a function in the same block also names": (
+        """\
+        import importlib
+        SUBS = ("a", "b")
+        if True:
+            def helper():
+                SUBS = [name for name in "xy"]
+                SUBS.append(1)
+                return SUBS
+
+            def __getattr__(name):
+                if name in SUBS:
+                    return importlib.import_module(f"{__name__}.{name}")
+                raise AttributeError(name)
+        """,
+        [("lazy", "a"), ("lazy", "b")],
+    ),
+    "dict of messages": (
+        """\
+        _gone = {"x": "use y", "z": "use w"}
+
+        def __getattr__(name):
+            if name in _gone:
+                raise AttributeError(f"{name} was removed: {_gone[name]}")
+            raise AttributeError(name)
+        """,
+        [
+            ("removed", "x", "x was removed: use y", None, "DeprecationWarning"),
+            ("removed", "z", "z was removed: use w", None, "DeprecationWarning"),
+        ],
+    ),
+}
+
+
+@pytest.mark.parametrize("crlf", [False, True])
+@pytest.mark.parametrize("form", sorted(FORMS))
+def test_each_form_is_declared_as_the_function_serves_it(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    form: str,
+    crlf: bool,
+) -> None:
+    source, calls = FORMS[form]
+    root = tmp_path / "tree"
+    write(root, {"pkg/__init__.py": source, "pkg/a.py": "A = 1\n", "pkg/b.py": "B = 2\n"})
+    if crlf:
+        init = root / "pkg" / "__init__.py"
+        init.write_bytes(init.read_bytes().replace(b"\n", b"\r\n"))
+    diff, err = run_diff(capsys, monkeypatch, root)
+    assert err == ""
+    apply(root, diff)
+    if crlf:
+        assert b"\n" not in (root / "pkg" / "__init__.py").read_bytes().replace(b"\r\n", b"")
+    # Without the API, the function serves the names as before.
+    name = calls[0][1]
+    before = run(
+        root,
+        f"""
+        import pkg, warnings
+        warnings.simplefilter("ignore")
+        try:
+            print(pkg.{name}.__name__)
+        except AttributeError as exc:
+            print(exc)
+        print('__getattr__' in vars(pkg))
+        """,
+        api=False,
+    )
+    served = f"pkg.{name}" if calls[0][0] == "lazy" else calls[0][2]
+    assert before == f"{served}\nTrue\n"
+    after = run(root, "import pkg; print('__getattr__' in vars(pkg), pkg._declared)", api=True)
+    assert after == f"False {calls!r}\n"
+
+
+REFUSED_FORMS = {
+    "warning before a submodule": (
+        "import importlib, warnings\nW = {'a'}\ndef __getattr__(name):\n"
+        "    if name in W:\n        warnings.warn('a moves')\n"
+        "    if name == 'a':\n        return importlib.import_module('pkg.a')\n"
+        "    raise AttributeError(name)\n",
+        "line 3: a submodule is served after a branch that warns",
+    ),
+    "falls off its end": (
+        "import importlib\ndef __getattr__(name):\n    if name == 'a':\n"
+        "        return importlib.import_module('pkg.a')\n",
+        "line 2: it does not end by raising AttributeError",
+    ),
+    "decorated": (
+        "import functools\n@functools.lru_cache\ndef __getattr__(name):\n"
+        "    raise AttributeError(name)\n",
+        "line 3: it is decorated",
+    ),
+    "a test the scan does not read": (
+        "def __getattr__(name):\n    if name.startswith('_'):\n"
+        "        raise AttributeError(name)\n    raise AttributeError(name)\n",
+        "line 2: the test \"name.startswith('_')\" is not a test of the name it converts",
+    ),
+    "collection bound after the function": (
+        "def __getattr__(name):\n    if name in GONE:\n        raise AttributeError('gone')\n"
+        "    raise AttributeError(name)\nGONE = ('x',)\n",
+        "line 2: GONE is bound after the function (line 5)",
+    ),
+    "message from a name rebound later": (
+        "MSG = 'gone'\ndef __getattr__(name):\n    if name == 'x':\n"
+        "        raise AttributeError(MSG)\n    raise AttributeError(name)\nMSG = 'really gone'\n",
+        "line 4: 'MSG' uses MSG, which is not bound at module level before the function only",
+    ),
+}
+
+
+def test_the_forms_it_cannot_convert_exactly_say_why(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for index, (text, reason) in enumerate(REFUSED_FORMS.values()):
+        root = tmp_path / str(index)
+        write(root, {"pkg/__init__.py": text})
+        diff, err = run_diff(capsys, monkeypatch, root)
+        assert diff == ""
+        assert err.startswith(str(root / "pkg" / "__init__.py"))
+        assert err.endswith(f": no diff: {reason}\n"), err
+
+
+def test_a_package_given_alone_is_told_to_give_the_directory_above(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write(tmp_path, {"pkg/__init__.py": FORMS["imports"][0]})
+    monkeypatch.chdir(tmp_path)
+    assert _scan.main(["--diff", "pkg/__init__.py"]) == 0
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.endswith(
+        "no diff: line 4: it returns pkg.a, not the submodule the name names"
+        " (the package's name is unknown: give the directory above it)\n"
+    )

@@ -39,7 +39,6 @@ if TYPE_CHECKING:
     from collections.abc import Iterator
 
 _BUILTINS = frozenset(dir(builtins))
-_HARMLESS = (ast.Import, ast.Pass)
 
 
 class Rule(NamedTuple):
@@ -112,31 +111,42 @@ def module_bindings(tree: ast.Module) -> Bindings:
     def add(name: str, line: int) -> None:
         bindings.setdefault(name, []).append(line)
 
-    def walk(body: list[ast.stmt]) -> None:
-        for stmt in body:
-            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                add(stmt.name, stmt.lineno)
-                continue
-            for node in ast.walk(stmt):
-                if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
-                    add(node.id, node.lineno)
-                elif isinstance(node, (ast.Import, ast.ImportFrom)):
-                    for alias in node.names:
-                        add(alias.asname or alias.name.partition(".")[0], node.lineno)
-                elif (
-                    isinstance(node, ast.Attribute)
-                    and isinstance(node.value, ast.Name)
-                    and node.attr in _MUTATORS
-                ) or (
-                    isinstance(node, ast.Subscript)
-                    and isinstance(node.value, ast.Name)
-                    and not isinstance(node.ctx, ast.Load)
-                ):
-                    # NAMES.append(...), NAMES[key] = ...: a change of the collection.
-                    add(node.value.id, node.lineno)
-
-    walk(tree.body)
+    # The module's own scope: not the bodies of functions, classes, lambdas
+    # and comprehensions, whose names are their own (numpy's __getattr__
+    # sits in an if block and imports its submodules under their names).
+    stack: list[ast.AST] = list(tree.body)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            add(node.name, node.lineno)
+            continue
+        if isinstance(node, _OWN_SCOPES):
+            continue
+        stack.extend(ast.iter_child_nodes(node))
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            add(node.id, node.lineno)
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            add(node.name, node.lineno)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            for alias in node.names:
+                add(alias.asname or alias.name.partition(".")[0], node.lineno)
+        elif (
+            isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Name)
+            and node.attr in _MUTATORS
+        ) or (
+            isinstance(node, ast.Subscript)
+            and isinstance(node.value, ast.Name)
+            and not isinstance(node.ctx, ast.Load)
+        ):
+            # NAMES.append(...), NAMES[key] = ...: a change of the collection.
+            add(node.value.id, node.lineno)
+    for lines in bindings.values():
+        lines.sort()
     return bindings
+
+
+_OWN_SCOPES = (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 
 
 _MUTATORS = frozenset(
@@ -522,14 +532,16 @@ class _Reader:
                     continue
                 raise _NeedsModule
             lines = self.bindings.get(inner.id)
-            if lines and min(lines) < self.function.lineno:
+            # Bound only before the function: its value when the declarations
+            # run is the one every read of the function saw.
+            if lines and max(lines) < self.function.lineno:
                 continue
             if inner.id in _BUILTINS and not lines:
                 continue
             raise _Cannot(
                 node,
                 f"{self._source(node)!r} uses {inner.id}, which is not bound at module level"
-                " before the function",
+                " before the function only",
             )
         return self._source(node)
 
