@@ -553,3 +553,34 @@ def test_a_package_given_alone_is_told_to_give_the_directory_above(
         "no diff: line 4: it returns pkg.a, not the submodule the name names"
         " (the package's name is unknown: give the directory above it)\n"
     )
+
+
+@pytest.mark.parametrize(
+    "text,whole",
+    [
+        # Refused whatever the module holds: only the function's statement is parsed.
+        (
+            "X = {}\ndef __getattr__(name):\n    if name in X:\n"
+            "        globals()[name] = v = X[name]\n        return v\n"
+            "    raise AttributeError(name)\n",
+            False,
+        ),
+        # Static but for X, which only the whole module can tell: parsed whole.
+        (
+            "X = {'a': 'gone'}\ndef __getattr__(name):\n    if name in X:\n"
+            "        raise AttributeError(X[name])\n    raise AttributeError(name)\n",
+            True,
+        ),
+    ],
+)
+def test_the_whole_module_is_parsed_only_when_its_names_decide(text: str, whole: bool) -> None:
+    from pep726hook._scan._analysis import analyse
+    from pep726hook._scan._filter import Index, plan_parse
+
+    data = text.encode()
+    plan = plan_parse(data, Index(data), "m")
+    assert not plan.whole_file and plan.hook_lines
+    analysed = analyse(data, "m.py", "m", plan.hook_lines, Index(data))
+    assert (analysed.tree is not None) == whole
+    (item,) = analysed.found
+    assert ("static set of names" in (item.suggestion or "")) == whole

@@ -233,6 +233,10 @@ class _Reader:
         self.bindings = bindings
         self.aliases: dict[str, str] = {}  # local name -> module it imports
         self.rules: list[Rule] = []
+        #: Module-level names to check once the whole module is parsed: with
+        #: only the function's statement at hand, the rest is read first, so
+        #: that a function refused anyway costs no parse of its module.
+        self.deferred: list[str] = []
 
     def plan(self) -> Plan:
         function = self.function
@@ -254,6 +258,8 @@ class _Reader:
                 raise _Cannot(function, "a submodule is served after a branch that warns")
         if not any(rule.action in ("lazy", "removed") for rule in self.rules):
             raise _Cannot(function, "it serves no name it lists")
+        if self.deferred:
+            raise _NeedsModule
         return Plan(function, self.parameter, self.rules, default)
 
     # ---- statements
@@ -417,7 +423,8 @@ class _Reader:
 
     def _check_collection(self, node: ast.Name) -> None:
         if self.bindings is None:
-            raise _NeedsModule
+            self.deferred.append(node.id)
+            return
         lines = self.bindings.get(node.id, [])
         if len(lines) != 1:
             how = "never bound" if not lines else f"bound or changed at lines {lines}"
@@ -528,9 +535,8 @@ class _Reader:
             if not isinstance(inner.ctx, ast.Load):
                 raise _Cannot(node, f"{self._source(node)!r} binds a name")
             if self.bindings is None:
-                if inner.id in _BUILTINS:
-                    continue
-                raise _NeedsModule
+                self.deferred.append(inner.id)
+                continue
             lines = self.bindings.get(inner.id)
             # Bound only before the function: its value when the declarations
             # run is the one every read of the function saw.
