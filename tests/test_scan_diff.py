@@ -435,6 +435,30 @@ FORMS = {
         """,
         [("lazy", "a"), ("lazy", "b")],
     ),
+    "a test over several lines": (
+        """\
+        import importlib
+
+        def __getattr__(name):
+            if (name == "a"
+                    or name == "b"):
+                return importlib.import_module(f"{__name__}.{name}")
+            raise AttributeError(name)
+        """,
+        [("lazy", "a"), ("lazy", "b")],
+    ),
+    "a triple-quoted message": (
+        """\
+        def __getattr__(name):
+            if name == "old":
+                raise AttributeError(
+                    \"\"\"old was removed.
+            Use new.\"\"\"
+                )
+            raise AttributeError(name)
+        """,
+        [("removed", "old", "old was removed.\n    Use new.", None, "DeprecationWarning")],
+    ),
     "dict of messages": (
         """\
         _gone = {"x": "use y", "z": "use w"}

@@ -29,7 +29,10 @@ _PREFIX = "_pep726hook_"
 
 
 def declarations(plan: Plan, indent: str) -> list[str]:
-    """The lines (without line ends) that declare what *plan*'s function serves."""
+    """The lines (without line ends) that declare what *plan*'s function serves.
+
+    A line holding a copied expression that spans lines holds ``\\n``.
+    """
     p = plan.parameter
     used = {"lazy": False, "removed": False}
     body: list[str] = []
@@ -38,7 +41,7 @@ def declarations(plan: Plan, indent: str) -> list[str]:
         body.append(f"{_PREFIX}warning, {_PREFIX}category = None, DeprecationWarning")
     keywords = f", warning={_PREFIX}warning, category={_PREFIX}category" if warns else ""
     for rule in _merged(plan):
-        body.append(f"if {rule.test}:")
+        body.append(f"if {_wrap(rule.test)}:")
         if rule.action == "lazy":
             used["lazy"] = True
             body.append(f"    {_PREFIX}lazy(__name__, {p})")
@@ -86,9 +89,10 @@ def declarations(plan: Plan, indent: str) -> list[str]:
         f"    {_PREFIX}declare()",
         f"    del {deleted}, {_PREFIX}declare, __getattr__",
     ]
-    # Continuation lines of copied expressions keep their own indentation
-    # (inside parentheses it does not matter); every line gets the function's.
-    return [indent + line if line else "" for text in lines for line in text.split("\n")]
+    # A copied expression over several lines keeps its continuation lines as
+    # they were written: inside its parentheses indentation does not matter,
+    # and inside a triple-quoted string it is part of the text.
+    return [indent + line if line else "" for line in lines]
 
 
 def _wrap(source: str | None) -> str:
@@ -123,7 +127,7 @@ def convert(text: str, plan: Plan) -> str:
     end = function.end_lineno or function.lineno
     newline = "\r\n" if lines and lines[0].endswith("\r\n") else "\n"
     indent = lines[function.lineno - 1][: function.col_offset]
-    added = [line + newline for line in declarations(plan, indent)]
+    added = [line.replace("\n", newline) + newline for line in declarations(plan, indent)]
     if end == len(lines) and not lines[-1].endswith(("\n", "\r")):
         lines[-1] += newline
     return "".join([*lines[:end], newline, *added, *lines[end:]])
@@ -194,6 +198,11 @@ def write_diffs(result: ScanResult, out: TextIO, err: TextIO) -> None:
             err.write(f"{where}: no diff: the file's lines end with a bare carriage return\n")
             continue
         after = convert(text, plan)
-        parse_check(after, finding.path)
+        try:
+            parse_check(after, finding.path)
+        except (SyntaxError, ValueError) as exc:
+            # Never a patch that breaks the module: say so instead.
+            err.write(f"{where}: no diff: the converted module would not parse ({exc})\n")
+            continue
         relative = os.path.relpath(finding.path).replace(os.sep, "/")
         out.write(unified_diff(relative, text, after))

@@ -552,12 +552,10 @@ class _Reader:
         return self._source(node)
 
     def _source(self, node: ast.AST) -> str:
-        segment = ast.get_source_segment(self.text, node)
-        return (
-            " ".join(segment.split())
-            if segment and "\n" in segment and _is_str(node)
-            else (segment or "...")
-        )
+        segment = ast.get_source_segment(self.text, node) or "..."
+        # Exactly as written (a triple-quoted message keeps its lines), with
+        # the line ends the generated code uses.
+        return segment.replace("\r\n", "\n").replace("\r", "\n")
 
     def _first_line(self, stmt: ast.stmt) -> str:
         segment = ast.get_source_segment(self.text, stmt) or ""
