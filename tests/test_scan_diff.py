@@ -461,7 +461,7 @@ FORMS = {
     ),
     "dict of messages": (
         """\
-        _gone = {"x": "use y", "z": "use w"}
+        _gone = {"x": "use y", "z": "use w", 0: "no attribute name is 0"}
 
         def __getattr__(name):
             if name in _gone:
@@ -544,6 +544,17 @@ REFUSED_FORMS = {
         "def __getattr__(name):\n    if name in GONE:\n        raise AttributeError('gone')\n"
         "    raise AttributeError(name)\nGONE = ('x',)\n",
         "line 2: GONE is bound after the function (line 5)",
+    ),
+    "a dunder name": (
+        "def __getattr__(name):\n    if name == '__version__':\n"
+        "        raise AttributeError('no version')\n    raise AttributeError(name)\n",
+        "line 1: declarations cannot serve the dunder name __version__",
+    ),
+    "two definitions": (
+        "def __getattr__(name):\n    raise AttributeError(name)\n"
+        "def __getattr__(name):\n    if name == 'x':\n        raise AttributeError('x')\n"
+        "    raise AttributeError(name)\n",
+        "line 3: __getattr__ is bound more than once, at lines [1, 3]",
     ),
     "message from a name rebound later": (
         "MSG = 'gone'\ndef __getattr__(name):\n    if name == 'x':\n"

@@ -258,6 +258,13 @@ class _Reader:
                 raise _Cannot(function, "a submodule is served after a branch that warns")
         if not any(rule.action in ("lazy", "removed") for rule in self.rules):
             raise _Cannot(function, "it serves no name it lists")
+        for rule in self.rules:
+            dunders = [n for n in rule.names if n.startswith("__") and n.endswith("__")]
+            if dunders:
+                raise _Cannot(function, f"declarations cannot serve the dunder name {dunders[0]}")
+        if self.bindings is not None and len(self.bindings.get("__getattr__", [])) > 1:
+            lines = self.bindings["__getattr__"]
+            raise _Cannot(function, f"__getattr__ is bound more than once, at lines {lines}")
         if self.deferred:
             raise _NeedsModule
         return Plan(function, self.parameter, self.rules, default)
