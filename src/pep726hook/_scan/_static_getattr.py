@@ -247,7 +247,7 @@ class _Reader:
         if len(positional) != 1 or args.vararg or args.kwarg or args.kwonlyargs:
             raise _Cannot(function, "it does not take exactly one parameter, the name")
         self.parameter = positional[0].arg
-        default = self._block(function.body, final=True)
+        default = self._block(function.body)
         if default is None:
             raise _Cannot(function, "it does not end by raising AttributeError")
         warned = False
@@ -271,7 +271,7 @@ class _Reader:
 
     # ---- statements
 
-    def _block(self, body: list[ast.stmt], final: bool) -> str | None:
+    def _block(self, body: list[ast.stmt]) -> str | None:
         """Read *body*; return the default message if it ends raising AttributeError."""
         for index, stmt in enumerate(body):
             if (index == 0 and _is_docstring(stmt)) or isinstance(stmt, ast.Pass):
@@ -332,7 +332,7 @@ class _Reader:
         for warning in warnings:
             self.rules.append(Rule("warn", test, names, collections, *warning))
         self.rules.append(self._outcome(body, test, names, collections))
-        return self._block(stmt.orelse, final=False) if stmt.orelse else None
+        return self._block(stmt.orelse) if stmt.orelse else None
 
     def _outcome(
         self, body: list[ast.stmt], test: str, names: tuple[str, ...], collections: tuple[str, ...]
