@@ -35,7 +35,8 @@ OWN_OUTPUT = {
     "info --help": (["info", "--help"], "usage:"),
     "info -h": (["info", "-h"], "usage:"),
     "scan --help": (["scan", "--help"], "usage:"),
-    "scan": (["scan", "--path", "tree"], "LOCATION"),
+    # The report opens with what pep726hook changes for the findings.
+    "scan": (["scan", "--path", "tree"], "Under pep726hook"),
 }
 HOOKED_TREE = "def __setattr__(name, value):\n    globals()[name] = value\n"
 

@@ -246,6 +246,19 @@ def findings(document: dict[str, Any], module: str, kind: str) -> list[dict[str,
     return [f for f in document["findings"] if f["module"] == module and f["kind"] == kind]
 
 
+#: How the suggestion of a finding in an installed distribution starts: its user reads it.
+FOR_USERS = (
+    "for you, as a user of the distribution: nothing to change: the code is the distribution's"
+    " own, and works as before. For its authors: "
+)
+
+
+def for_authors(suggestion: str) -> str:
+    """The part of an installed distribution's suggestion that is for its authors."""
+    assert suggestion.startswith(FOR_USERS), suggestion
+    return suggestion[len(FOR_USERS) :]
+
+
 def related(finding: dict[str, Any], role: str) -> list[tuple[str, int]]:
     return [(r["module"], r["line"]) for r in finding["related"] if r["role"] == role]
 
@@ -265,7 +278,7 @@ def test_helper_replacing_a_named_module_with_a_wrapper(document: dict[str, Any]
         "the module is replaced by a _ModuleWithDeprecations object, not a module"
     )
     assert "(_ModuleWithDeprecations.__getattr__), on every interpreter" in finding["read_cost"]
-    suggestion = finding["suggestion"]
+    suggestion = for_authors(finding["suggestion"])
     # A deprecation: deprecate_attribute() from the helper, no hooks.
     assert suggestion.startswith(
         "have deprecated call pep726hook.deprecate_attribute(module, name, message) for each"
@@ -305,7 +318,7 @@ def test_helper_swapping_the_class_of_an_imported_package(document: dict[str, An
     )
     # Callers in another distribution, by imported name (module alias, renamed function).
     assert related(finding, "caller") == [("usesguard", 3), ("usesguard.other", 4)]
-    suggestion = finding["suggestion"]
+    suggestion = for_authors(finding["suggestion"])
     assert suggestion.startswith('have attach put the hooks "def __setattr__(name, value): ..."')
     assert "no PEP 562 __getattr__ is needed" in suggestion
 
@@ -341,7 +354,7 @@ def test_wrapper_object_through_an_intermediate_name(document: dict[str, Any]) -
         "every read of this module goes through Python code (_ModuleProxy.__getattribute__),"
         " on every interpreter"
     )
-    suggestion = finding["suggestion"]
+    suggestion = for_authors(finding["suggestion"])
     assert suggestion.startswith('define module-level "def __setattr__(name, value): ..."')
     assert 'the reads it computes become a PEP 562 "def __getattr__(name): ..."' in suggestion
     assert "every read of this module goes through Python code" in suggestion  # the cost today
@@ -373,7 +386,7 @@ def test_setter_only_property_needs_no_pep562_getattr(document: dict[str, Any]) 
     (finding,) = findings(document, "shapes.setter_only", "class_workaround")
     assert finding["class_line"] == line_of(SETTER_ONLY, "class _Context")
     assert "setter property precision" in finding["detail"]
-    suggestion = finding["suggestion"]
+    suggestion = for_authors(finding["suggestion"])
     assert suggestion.startswith(
         'define module-level "def __setattr__(name, value): ..." and opt in with'
         " pep726hook.enable(__name__)"
@@ -424,8 +437,42 @@ DEPRECATING_GETATTR = """\
         if name == "OLD":
             warnings.warn("OLD is deprecated; use NEW", DeprecationWarning, stacklevel=2)
             return NEW
+        if name == "config":
+            return _load_config()
         raise AttributeError(name)
 """
+
+# numpy.core's shape: every value it returns comes right after a warning.
+ONLY_DEPRECATED_GETATTR = """\
+    def __getattr__(attr_name):
+        from numpy._core import numeric
+        from ._utils import _raise_warning
+        sentinel = object()
+        ret = getattr(numeric, attr_name, sentinel)
+        if ret is sentinel:
+            raise AttributeError(f"module 'numpy.core.numeric' has no attribute {attr_name}")
+        _raise_warning(attr_name, "numeric")
+        return ret
+"""
+
+
+@pytest.mark.parametrize("thorough", [False, True])
+def test_getattr_that_only_serves_deprecated_names_gets_the_deprecation_hint(
+    tmp_path: Path, thorough: bool
+) -> None:
+    (finding,) = scan_source(tmp_path, ONLY_DEPRECATED_GETATTR, thorough)
+    assert finding.suggestion is not None
+    assert finding.suggestion.startswith(
+        "this __getattr__ only serves deprecated names (it warns before every value it returns):"
+        " declare each with pep726hook.deprecate_attribute(__name__, name, message, factory=...)"
+    )
+    # One return without a warning before it and the hint is not given.
+    (finding,) = scan_source(
+        tmp_path.joinpath("other").mkdir() or tmp_path / "other",
+        ONLY_DEPRECATED_GETATTR.replace("        _raise_warning", "        _log"),
+        thorough,
+    )
+    assert finding.suggestion is not None and finding.suggestion.startswith(OPT_IN)
 
 
 @pytest.mark.parametrize("thorough", [False, True])
@@ -600,7 +647,8 @@ def test_table_lists_callers_and_read_cost(
     assert following[2].endswith("usesguard/__init__.py:3")
     assert following[3].endswith("usesguard/other.py:4")
     assert following[4].startswith("    read cost: reads take the subclass path")
-    assert following[5].startswith("    suggestion: have attach put the hooks")
+    # Its user first (the authors' part, "have attach put the hooks", wraps further on).
+    assert following[5].startswith("    suggestion: for you, as a user of the distribution:")
 
 
 def test_stdlib_lazy_module_is_reported(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:

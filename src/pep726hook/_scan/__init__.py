@@ -28,12 +28,17 @@ importing only those listed before it:
 * :mod:`._filter`: the byte-level filter that rules out most files unparsed,
   with the optional C helper :mod:`._memfind`;
 * :mod:`._advice`: the read-cost notes and suggested PEP 726 forms;
+* :mod:`._parsing`: decoding and parsing source as the interpreter would;
+* :mod:`._static_getattr`: whether a PEP 562 ``__getattr__`` serves a static
+  set of names, and which;
 * :mod:`._analysis`: the :mod:`ast` pass over what is left (imported only
   when a file needs it);
 * :mod:`._callers`: the calls of installing helpers, a second pass run only
   when a helper was found;
 * :mod:`._scanner`: reading files and sharing the work between processes;
 * :mod:`._report`: the table and JSON output (imported only to print);
+* :mod:`._declarations`: ``--diff``, the declarations that replace a static
+  ``__getattr__`` (imported only for ``--diff``);
 * :mod:`._command`: the ``pep726hook scan`` command line.
 
 This package is private.  ``pep726hook.scan()`` and the records it returns

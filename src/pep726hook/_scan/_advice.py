@@ -22,6 +22,7 @@ NAMESPACE_GETATTR_READS = "CPython 3.11-3.14"
 _LIBRARY_AUTHORS_GUIDE = 'documentation, "For library authors"'
 _MIGRATION_GUIDE = '"Migrating a deprecation helper"'
 _FAST_GETATTR_GUIDE = 'documentation, "Fast reads of __getattr__ modules"'
+_DECLARATIONS_GUIDE = 'documentation, "pep726hook scan", "Converting a static __getattr__"'
 
 
 class ClassFacts(NamedTuple):
@@ -75,24 +76,54 @@ _ENABLE_CHOICE = (
 )
 
 
-def getattr_advice(opted_in: bool, deprecation: bool) -> str:
+_ONLY_DEPRECATED = "this __getattr__ only serves deprecated names"
+_APPLICATION_TOO = (
+    "; an application can do the same for every module with a __getattr__, without editing"
+    f" any: {_FAST_GETATTR_SWITCH}"
+)
+
+
+def getattr_advice(
+    opted_in: bool,
+    deprecation: bool,
+    *,
+    static: str | None = None,
+    only_deprecated: bool = False,
+) -> str:
     """What to do about a module-level PEP 562 ``__getattr__`` and the read cost it brings.
 
     *opted_in*: the module already calls ``pep726hook.enable()``;
     *deprecation*: the function mentions a deprecation (then it may only
     serve deprecated names, which ``pep726hook.deprecate_attribute()`` serves
-    without it).  The deprecation advice says nothing of read speed: what a
-    deprecating module's reads cost is the deprecation documentation's to say.
+    without it); *static*: what the function serves, when that is a static
+    set of names that declarations can replace (``pep726hook scan --diff``
+    writes them); *only_deprecated*: every value it returns comes right after
+    a warning, so it serves deprecated names only.  The deprecation advice
+    says nothing of read speed: what a deprecating module's reads cost is the
+    deprecation documentation's to say.
     """
     if opted_in:
-        advice = f"none: the module opts in with pep726hook.enable() ({_ENABLE_CHOICE})"
-    else:
-        advice = (
-            "to keep its reads specialised, opt the module in with"
-            " pep726hook.enable(__name__, fast_getattr=True) in the module itself"
-            f" ({_ENABLE_CHOICE}); an application can do the same for every"
-            f" module with a __getattr__, without editing any: {_FAST_GETATTR_SWITCH}"
+        return f"none: the module opts in with pep726hook.enable() ({_ENABLE_CHOICE})"
+    if static is not None:
+        return (
+            f"this __getattr__ serves a static set of names ({static}): declare them with"
+            " pep726hook.lazy_attribute() and pep726hook.removed_attribute() instead, keeping"
+            " __getattr__ as the fallback without pep726hook, and the module's reads stay"
+            f" specialised; pep726hook scan --diff FILE prints that change ({_DECLARATIONS_GUIDE})"
         )
+    if only_deprecated:
+        return (
+            f"{_ONLY_DEPRECATED} (it warns before every value it"
+            " returns): declare each with pep726hook.deprecate_attribute(__name__, name, message,"
+            " factory=...) (or assign it with pep726hook.deprecated()), which warns the same way"
+            " and takes __getattr__ out of the module's reads"
+            f" (documentation, {_MIGRATION_GUIDE})"
+        )
+    advice = (
+        "to keep its reads specialised, opt the module in with"
+        " pep726hook.enable(__name__, fast_getattr=True) in the module itself"
+        f" ({_ENABLE_CHOICE}){_APPLICATION_TOO}"
+    )
     if not deprecation:
         return advice
     return (
@@ -101,6 +132,32 @@ def getattr_advice(opted_in: bool, deprecation: bool) -> str:
         " and deletions through the module while the module's own code keeps the names"
         f" (documentation, {_MIGRATION_GUIDE})"
     )
+
+
+def user_advice(kind: str, author_advice: str) -> str:
+    """The suggestion of a *kind* finding in an installed distribution, for its user first.
+
+    Whoever scans an environment mostly uses the distributions in it rather
+    than writes them: what the finding means for them, and what they can do
+    without editing anything, comes first; *author_advice* (the migration the
+    distribution's authors could make) follows, without what the user part
+    already said.
+    """
+    if kind == "module_getattr" and author_advice.startswith(_ONLY_DEPRECATED):
+        yours = (
+            "nothing to change unless your code reads names through this module: each such read"
+            " warns, as the names are deprecated; read them where the warning says"
+        )
+    elif kind == "module_getattr":
+        yours = (
+            "nothing to change; to keep this module's reads specialised in your program, without"
+            f" editing it: {_FAST_GETATTR_SWITCH}"
+        )
+        # The switch is said already: the authors' part keeps what is theirs.
+        author_advice = author_advice.replace(_APPLICATION_TOO, "")
+    else:
+        yours = "nothing to change: the code is the distribution's own, and works as before"
+    return f"for you, as a user of the distribution: {yours}. For its authors: {author_advice}"
 
 
 #: The suggestion of a finding in the standard library that has one elsewhere.
@@ -124,7 +181,9 @@ def stdlib_advice(kind: str) -> str:
     )
 
 
-def fallback_advice(what: str, cost: str) -> tuple[str, str]:
+def fallback_advice(
+    what: str, cost: str, how: str = "opts in with pep726hook.enable()"
+) -> tuple[str, str]:
     """The suggestion and read cost of *what*, which a module that opts in keeps as its fallback.
 
     A module that calls ``pep726hook.enable()`` and defines a ``ModuleType``
@@ -132,8 +191,7 @@ def fallback_advice(what: str, cost: str) -> tuple[str, str]:
     imported, has already migrated: *cost* is paid only without pep726hook.
     """
     return (
-        f"none: the module opts in with pep726hook.enable() and keeps {what} as its fallback"
-        " without pep726hook",
+        f"none: the module {how} and keeps {what} as its fallback without pep726hook",
         f"only where pep726hook cannot be imported: {cost}",
     )
 

@@ -10,10 +10,6 @@ Nothing is compiled to bytecode or executed.
 from __future__ import annotations
 
 import ast
-import gc
-import io
-import tokenize
-import warnings
 from typing import TYPE_CHECKING, List, NamedTuple, Tuple
 
 from ._advice import (
@@ -25,6 +21,8 @@ from ._advice import (
     suggestion,
 )
 from ._filter import Index, statement_span
+from ._parsing import Unparsable, decode, parse_text
+from ._static_getattr import Bindings, plan_getattr
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator
@@ -41,55 +39,8 @@ _TRY_TYPES: tuple[type[ast.stmt], ...] = tuple(
 )
 
 
-# --------------------------------------------------------------------------- parsing
-
-
-class Unparsable(Exception):
-    """Why a candidate file was skipped."""
-
-
-def decode_source(data: bytes) -> str:
-    """Decode Python source the way the interpreter would (PEP 263 cookie, BOM)."""
-    return _decode(data)[0]
-
-
-def _decode(data: bytes) -> tuple[str, str]:
-    """The text of *data* and its encoding, or :class:`Unparsable` with the reason."""
-    try:
-        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
-    except SyntaxError as exc:
-        raise Unparsable(f"cannot decode: {exc.msg}") from None
-    try:
-        return data.decode(encoding), encoding
-    except UnicodeDecodeError as exc:
-        raise Unparsable(f"cannot decode as {encoding}: {exc.reason} at byte {exc.start}") from None
-    except LookupError:
-        raise Unparsable(f"cannot decode: unknown encoding {encoding}") from None
-
-
-def parse_source(data: bytes, path: str) -> ast.Module:
-    """The syntax tree of *data*, or :class:`Unparsable` with the reason."""
-    return _parse_text(decode_source(data), path)
-
-
-def _parse_text(text: str, path: str) -> ast.Module:
-    # A syntax tree is many small objects and no cycles: collections triggered
-    # while building one cost more than the parse itself on big files.
-    gc_was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        with warnings.catch_warnings():
-            # Invalid escape sequences and the like would otherwise reach stderr.
-            warnings.simplefilter("ignore")
-            tree = ast.parse(text, filename=path)
-    except SyntaxError as exc:
-        raise Unparsable(f"syntax error at line {exc.lineno}: {exc.msg}") from None
-    except (ValueError, RecursionError, MemoryError) as exc:
-        raise Unparsable(f"cannot parse: {type(exc).__name__}: {exc}") from None
-    finally:
-        if gc_was_enabled:
-            gc.enable()
-    return tree
+class _NeedsWholeModule(Exception):
+    """A statement parsed alone cannot be judged without the rest of its module."""
 
 
 # --------------------------------------------------------------------------- analysis
@@ -134,6 +85,16 @@ def opts_in(text: str) -> bool:
     the scan reports those with the fallback's advice, not a migration.
     """
     return "pep726hook.enable(" in text
+
+
+def declares(text: str) -> bool:
+    """Whether a module's source declares names with pep726hook's ``lazy_attribute()`` and such.
+
+    Such a module keeps its PEP 562 ``__getattr__`` only as the fallback
+    where pep726hook cannot be imported (what ``pep726hook scan --diff``
+    writes): the scan neither suggests the conversion again nor diffs it.
+    """
+    return "pep726hook" in text and ("lazy_attribute" in text or "removed_attribute" in text)
 
 
 def _statements(body: Iterable[ast.AST]) -> Iterator[ast.AST]:
@@ -317,11 +278,25 @@ class _Install(NamedTuple):
 class _Analysis:
     """The findings of one parsed module."""
 
-    def __init__(self, tree: ast.Module, text: str, module: str, opted_in: bool) -> None:
+    def __init__(
+        self,
+        tree: ast.Module,
+        text: str,
+        module: str,
+        opted_in: bool,
+        *,
+        whole: bool = True,
+        declared: bool = False,
+    ) -> None:
         self.tree = tree
+        #: Whether *tree* is the whole module, not only some of its statements.
+        self.whole = whole
+        self._bindings: Bindings | None = None
         self.text = text
         #: Whether the whole module (not only *text*) opts in: see :func:`opts_in`.
         self.opted_in = opted_in
+        #: Whether the whole module declares names with pep726hook: see :func:`declares`.
+        self.declared = declared
         self._lines: list[str] | None = None
         self.module = module
         self.classes: dict[str, ast.ClassDef] = {}
@@ -376,15 +351,48 @@ class _Analysis:
             detail = self.source_line(stmt.lineno)
             if kind != "module_getattr":
                 yield Item(stmt.lineno, kind, detail)
+            elif self.declared:
+                # Converted (by hand or by scan --diff): the function is the fallback.
+                advice, cost = fallback_advice(
+                    "__getattr__",
+                    getattr_read_cost(),
+                    "declares its names with pep726hook (lazy_attribute(), removed_attribute())",
+                )
+                yield Item(stmt.lineno, kind, detail, advice, read_cost=cost)
             elif self.opted_in and on_import_error:
                 # Bound only where pep726hook cannot be imported, in a module
                 # that opts in otherwise: the same rule as a fallback class.
                 advice, cost = fallback_advice("__getattr__", getattr_read_cost())
                 yield Item(stmt.lineno, kind, detail, advice, read_cost=cost)
             else:
-                advice = getattr_advice(self.opted_in, _mentions_deprecation(stmt))
+                static, only_deprecated = self._getattr_shape(stmt)
+                advice = getattr_advice(
+                    self.opted_in,
+                    _mentions_deprecation(stmt) or only_deprecated,
+                    static=static,
+                    only_deprecated=only_deprecated,
+                )
                 cost = getattr_read_cost(self.opted_in)
                 yield Item(stmt.lineno, kind, detail, advice, read_cost=cost)
+
+    def _getattr_shape(self, stmt: ast.stmt) -> tuple[str | None, bool]:
+        """What a ``def __getattr__`` serves: its static names (a summary) or deprecated ones only.
+
+        Raises :class:`_NeedsWholeModule` when only the statement was parsed
+        and the answer depends on the rest of the module.
+        """
+        if not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return None, False
+        from ._static_getattr import NEEDS_MODULE, Plan, module_bindings, only_warns_and_returns
+
+        if only_warns_and_returns(stmt):
+            return None, True
+        if self.whole and self._bindings is None:
+            self._bindings = module_bindings(self.tree)
+        plan = plan_getattr(stmt, self.text, self.module, self._bindings)
+        if plan is NEEDS_MODULE:
+            raise _NeedsWholeModule
+        return (plan.summary() if isinstance(plan, Plan) else None), False
 
     # ---- what a module is, in an expression
 
@@ -733,14 +741,25 @@ def analyse(
     file is parsed, once.  The file is decoded once either way.  Raises
     :class:`Unparsable` when the file cannot be decoded or parsed.
     """
-    text, encoding = _decode(data)
+    text, encoding = decode(data)
     opted_in = opts_in(text)
+    declared = declares(text)
     if hook_lines is not None:
-        found = _statement_findings(data, encoding, hook_lines, path, index, opted_in=opted_in)
+        found = _statement_findings(
+            data,
+            encoding,
+            hook_lines,
+            path,
+            index,
+            opted_in=opted_in,
+            module=module,
+            declared=declared,
+        )
         if found is not None:
             return Analysed(found, None)
-    tree = _parse_text(text, path)
-    return Analysed(_Analysis(tree, text, module, opted_in).findings(), tree)
+    tree = parse_text(text, path)
+    analysis = _Analysis(tree, text, module, opted_in, declared=declared)
+    return Analysed(analysis.findings(), tree)
 
 
 def _statement_findings(
@@ -751,6 +770,8 @@ def _statement_findings(
     index: Index | None,
     *,
     opted_in: bool,
+    module: str,
+    declared: bool,
 ) -> Found | None:
     """Findings of the top-level statements that contain *hook_lines*, parsed alone.
 
@@ -771,10 +792,14 @@ def _statement_findings(
         chunk_encoding = "utf-8" if encoding == "utf-8-sig" and start else encoding
         try:
             chunk = data[start:end].decode(chunk_encoding)
-            tree = _parse_text(chunk, path)
+            tree = parse_text(chunk, path)
         except (UnicodeDecodeError, Unparsable):
             return None
         offset = data.count(b"\n", 0, start)
-        analysis = _Analysis(tree, chunk, "", opted_in)
-        found.extend(item._replace(line=item.line + offset) for item in analysis.hooks())
+        analysis = _Analysis(tree, chunk, module, opted_in, whole=False, declared=declared)
+        try:
+            hooks = analysis.hooks()
+        except _NeedsWholeModule:
+            return None
+        found.extend(item._replace(line=item.line + offset) for item in hooks)
     return found

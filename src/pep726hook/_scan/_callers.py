@@ -16,10 +16,10 @@ import ast
 import re
 from typing import TYPE_CHECKING, NamedTuple, Protocol
 
-from ._analysis import Unparsable, parse_source
 from ._files import normalize
 from ._filter import mentions
 from ._model import ScanFinding, ScanRelated, SourceFile
+from ._parsing import Unparsable, parse_source
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator

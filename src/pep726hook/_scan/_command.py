@@ -173,6 +173,17 @@ def build_parser() -> argparse.ArgumentParser:
         help="worker processes (default: one per CPU for large scans; 1: none)",
     )
     parser.add_argument(
+        "--diff",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="scan the source tree or file PATH (as --path does) and print, instead of the "
+        "report, a unified diff that replaces each PEP 562 __getattr__ serving a static set "
+        "of names with declarations, keeping it as the fallback without pep726hook; "
+        "writes no file (apply it with patch -p1); says on stderr why a __getattr__ gets "
+        "none (repeatable)",
+    )
+    parser.add_argument(
         "--json",
         action="store_true",
         help="print JSON (schema pep726hook.scan/1) instead of a table",
@@ -182,10 +193,27 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _check_arguments(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
     """Exit through *parser* with a usage error for what argparse itself lets through."""
-    for path in args.path:
-        problem = _unreadable(path)
-        if problem:
-            parser.error(f"argument --path: {problem}")
+    for option, paths in (("--path", args.path), ("--diff", args.diff)):
+        for path in paths:
+            problem = _unreadable(path)
+            if problem:
+                parser.error(f"argument {option}: {problem}")
+    if args.diff:
+        # The diff is for code the user may edit: the trees named, nothing installed.
+        others = [
+            name
+            for name, given in (
+                ("DIST", args.distributions),
+                ("--path", args.path),
+                ("--site", args.site),
+                ("--stdlib", args.stdlib or args.stdlib_tests),
+                ("--json", args.json),
+                ("--fail-on", args.fail_on),
+            )
+            if given
+        ]
+        if others:
+            parser.error(f"argument --diff: not allowed with {', '.join(others)}")
     for directory in args.site or ():
         problem = _unreadable(directory) or (
             None if os.path.isdir(directory) else f"not a directory: {directory}"
@@ -211,7 +239,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         try:
             result = scan(
                 args.distributions,
-                args.path,
+                args.path + args.diff,
                 stdlib=args.stdlib,
                 stdlib_tests=args.stdlib_tests,
                 site=args.site,
@@ -232,7 +260,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         # argparse exits for --help and usage errors; callers get a status instead.
         return exc.code if isinstance(exc.code, int) else USAGE_STATUS
     try:
-        if args.json:
+        if args.diff:
+            from ._declarations import write_diffs
+
+            write_diffs(result, sys.stdout, sys.stderr)
+        elif args.json:
             _report.write_json(result, sys.stdout)
         else:
             _report.write_table(result, sys.stdout)

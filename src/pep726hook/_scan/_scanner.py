@@ -162,6 +162,11 @@ def _finding(source: SourceFile, item: Item) -> ScanFinding:
         from ._advice import stdlib_advice
 
         advice = stdlib_advice(item.kind)
+    elif source.distribution is not None and advice is not None and not advice.startswith("none"):
+        # Who scans an environment mostly uses what is installed in it.
+        from ._advice import user_advice
+
+        advice = user_advice(item.kind, advice)
     return ScanFinding(
         source.distribution,
         source.module,
@@ -229,7 +234,8 @@ class _Results:
             return
         # Few files get this far.  Importing the parser (ast, tokenize) only now
         # keeps it off the start-up path, and forked workers import it in parallel.
-        from ._analysis import Unparsable, analyse
+        from ._analysis import analyse
+        from ._parsing import Unparsable
 
         self.parsed += 1
         hook_lines = None if plan.whole_file else plan.hook_lines
