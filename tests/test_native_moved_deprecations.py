@@ -202,7 +202,11 @@ def test_another_module_reads_stores_and_deletes_a_same_named_attribute_as_plain
             errors.append(
                 tuple(
                     str(part).replace(name, "<name>")
-                    for part in (missing.value, not_deleted.value, getattr(missing.value, "name", None))
+                    for part in (
+                        missing.value,
+                        not_deleted.value,
+                        getattr(missing.value, "name", None),
+                    )
                 )
             )
         assert errors[0] == errors[1]

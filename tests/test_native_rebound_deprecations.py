@@ -254,8 +254,11 @@ class _NameRunningCode(str):
 def test_a_store_by_a_str_subclass_name_that_replaces_the_store_callback_is_served(
     route: str, load: Callable[[str, str], Any], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    module = load("subclassname", "import pep726hook\nOld = 1\n"
-                  "pep726hook.deprecate_attribute(__name__, 'Old', 'Old is deprecated')\n")
+    module = load(
+        "subclassname",
+        "import pep726hook\nOld = 1\n"
+        "pep726hook.deprecate_attribute(__name__, 'Old', 'Old is deprecated')\n",
+    )
     served: list[Any] = []
     if route == "native":
         from pep726hook import _native  # type: ignore[attr-defined]
@@ -321,8 +324,11 @@ def test_a_builtins_key_that_is_no_str_runs_no_code_inside_the_builtins_watcher(
     # Its hash equals a deprecated name's: comparing it with the module's
     # deprecated names would run its __eq__ inside the builtins dict's
     # watcher, which must not change that dict.
-    module = load("strangekey", "import pep726hook\nOld = 1\n"
-                  "pep726hook.deprecate_attribute(__name__, 'Old', 'Old is deprecated')\n")
+    module = load(
+        "strangekey",
+        "import pep726hook\nOld = 1\n"
+        "pep726hook.deprecate_attribute(__name__, 'Old', 'Old is deprecated')\n",
+    )
     key = _KeyRunningCode("Old")
     vars(builtins)[key] = "a value under a key no code reads as a name"
     del vars(builtins)[key]
