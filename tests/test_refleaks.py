@@ -450,24 +450,72 @@ def builtins_changed_while_a_module_deprecates(modules: Modules) -> None:
 
 @scenario
 def a_name_rebound_by_the_modules_own_code(modules: Modules) -> None:
-    if sys.version_info < (3, 12):
-        return  # no namespace watcher: the rebinding ends the deprecation silently
+    # From 3.12 a dict watcher notes each rebinding and a pending call moves
+    # it back into the private builtins; before, the namespace keeps it (the
+    # deprecation ends silently) until the store callback deletes it.
+    watched = sys.version_info >= (3, 12)
     source = DEPRECATING_OWN_CODE
     with quiet_warnings(), modules.imported("refleak_rebound", source) as module:
         module.__name__  # noqa: B018
+        old = module.Old
         module.rebind([4])
         sum(range(10))  # a few bytecodes: the move back runs between two of them
         assert module.before() == [4]
         assert module.Old == [4]
         module.rebind_twice([5], [6])
         sum(range(10))
-        assert module.Old == [6] and "Old" not in vars(module)
+        assert module.Old == [6] and ("Old" in vars(module)) is not watched
         module.rebind_and_delete([7])
         sum(range(10))
-        assert module.Old == [6]
+        assert module.Old == ([6] if watched else old)
         module.rebind([8])
         sum(range(10))
         del module.Old
+        assert "Old" not in vars(module) and "Old" not in vars(module)["__builtins__"]
+
+
+REFUSING = """
+import pep726hook
+
+LIMIT = [100]
+OTHER = [1]
+
+def rebind(value):
+    global LIMIT
+    LIMIT = value
+
+def __delattr__(name):
+    raise AttributeError(name)
+
+def __setattr__(name, value):
+    global LIMIT
+    if name == "OTHER":
+        LIMIT = [value]
+        for _ in range(10):
+            sum(range(10))
+    globals()[name] = value
+
+pep726hook.deprecate_attribute(__name__, "LIMIT", "LIMIT is deprecated")
+pep726hook.deprecate_attribute(__name__, "OTHER", "OTHER is deprecated")
+"""
+
+
+@scenario
+def a_refused_deletion_of_a_rebound_name_and_a_rebinding_during_a_store(modules: Modules) -> None:
+    with quiet_warnings(), modules.imported("refleak_refusing", REFUSING) as module:
+        module.__name__  # noqa: B018
+        module.rebind([250])
+        sum(range(10))
+        with pytest.raises(AttributeError):
+            del module.LIMIT
+        assert module.LIMIT == [250] and "LIMIT" not in vars(module)
+        # The hook binds LIMIT while the store of OTHER runs: moved back
+        # once the store has ended (3.12+; before, the store of LIMIT's
+        # value back out is the refused deletion's above only).
+        module.OTHER = 2
+        sum(range(10))
+        assert module.LIMIT == [2]
+        assert ("LIMIT" in vars(module)) is (sys.version_info < (3, 12))
 
 
 LAZY = """

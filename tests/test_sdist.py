@@ -3,8 +3,9 @@
 ``python -m build`` builds the sdist from a copy of the work tree and then the
 wheel from the unpacked sdist, as a release does; the wheel goes into a fresh
 virtual environment, and part of the suite runs from the unpacked sdist
-against it.  Needs the ``build`` frontend; where this interpreter's setuptools
-can build the project, no build requirement is downloaded.
+against it.  Those tests need the ``build`` frontend (skipped without it);
+where this interpreter's setuptools can build the project, no build
+requirement is downloaded.
 """
 
 from __future__ import annotations
@@ -33,7 +34,6 @@ from _venv import (
     wheel_from_tree,
 )
 
-pytest.importorskip("build", reason="needs the build frontend (pip install build)")
 pytestmark = pytest.mark.sdist
 
 #: What the sdist's own tests, examples and docs need, besides the package.
@@ -67,7 +67,12 @@ SUBSET = ("tests/test_api.py", "tests/test_examples.py", "tests/test_scan.py")
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    """``(sdist, wheel built from it)``."""
+    """``(sdist, wheel built from it)``.
+
+    Only the tests of the sdist need the ``build`` frontend; the others
+    build with pip.
+    """
+    pytest.importorskip("build", reason="needs the build frontend (pip install build)")
     workdir = tmp_path_factory.mktemp("sdist")
     source = copy_source_tree(workdir / "source")
     dist = workdir / "dist"

@@ -46,6 +46,12 @@ set_storing(PyObject *module, int storing)
         }
         else if (entry->flags != 0) {
             entry->flags -= DEPRECATED_STORE_UNIT;
+#if HOOKLESS_CACHE
+            if (entry->flags == 0) {
+                /* Names the module's code bound again meanwhile wait for this. */
+                schedule_rebound_moves();
+            }
+#endif
         }
     }
     return 0;
@@ -133,7 +139,6 @@ int
 store_while_deprecating(PyObject *self, PyObject *name, PyObject *value)
 {
     weak_entry *entry = weak_table_find(&deprecating_modules, self);
-    PyObject *callback = store_callback;
 #if !HOOKLESS_CACHE
     /* Without dict watchers, a store on the builtins module (mock.patch,
      * monkeypatch) is the change of builtins that can be seen. */
@@ -148,12 +153,23 @@ store_while_deprecating(PyObject *self, PyObject *name, PyObject *value)
         return 0;
     }
 #endif
-    if (entry == NULL || entry->value == NULL || callback == NULL || !PyUnicode_Check(name)) {
+    if (entry == NULL || entry->value == NULL || store_callback == NULL ||
+        !PyUnicode_Check(name)) {
         return store_through_hooks(self, name, value);
     }
-    int found = PyDict_Contains(PyTuple_GET_ITEM(entry->value, 1), name);
+    /* For a str subclass the lookup runs its Python __hash__ and __eq__,
+     * which can end the module's deprecations or set another callback: the
+     * entries are held here, and the callback is read after it. */
+    PyObject *entries = PyTuple_GET_ITEM(entry->value, 1);
+    Py_INCREF(entries);
+    int found = PyDict_Contains(entries, name);
+    Py_DECREF(entries);
     if (found < 0) {
         return -1;
+    }
+    PyObject *callback = store_callback;
+    if (callback == NULL) {
+        return store_through_hooks(self, name, value);
     }
     /* A store of __spec__ (importlib.reload() runs the body again) goes to
      * the callback too: the names the body binds again move again. */

@@ -438,6 +438,9 @@ NATIVE_INTERNAL void mirror_builtin(PyObject *key, PyObject *value);
 NATIVE_INTERNAL void watch_for_deprecations(PyObject *namespace);
 /* Forget the watchers (the interpreter that made them is going). */
 NATIVE_INTERNAL void forget_deprecation_watchers(void);
+/* Ask for the move of the names the modules' code bound again (a store that
+ * held them back has ended). */
+NATIVE_INTERNAL void schedule_rebound_moves(void);
 #endif
 
 #if PY_VERSION_HEX >= 0x030A0000

@@ -410,7 +410,11 @@ def _store_moved(module: ModuleType, name: str, value: object = _ABSENT) -> None
     try:
         with _state.lock:
             if name in private:
-                namespace[name] = private[name]
+                # A value the module's own code bound since the move is the
+                # name's newest (before 3.12 nothing moves it back, from
+                # 3.12 its move back may still wait): it stays, and a
+                # refused store moves it, not the older one, back out.
+                namespace.setdefault(name, private[name])
                 _restore_builtin(private, interpreter, name)
         try:
             native.store_through_hooks(module, name, *(() if value is _ABSENT else (value,)))
