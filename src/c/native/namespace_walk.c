@@ -215,11 +215,35 @@ visit_references(namespace_walk *walk, PyObject *object)
 }
 
 #if PY_VERSION_HEX >= 0x030A0000
+/* 1 if *function*'s suspended generators may wait with a frame that holds
+ * it: its code makes generators, or it is not the code the function was
+ * made with (``f.__code__ = other``: the generators started before run the
+ * old code, whose flags are not known here).  A function keeps the name of
+ * its first code, unless functools.wraps() renamed it (then it has
+ * __wrapped__); a hot reload that keeps the name is not told apart. */
 static int
-is_generator_code(PyFunctionObject *function)
+may_have_suspended_generators(PyFunctionObject *function)
 {
-    int flags = ((PyCodeObject *)function->func_code)->co_flags;
-    return (flags & (CO_GENERATOR | CO_COROUTINE | CO_ASYNC_GENERATOR)) != 0;
+    PyCodeObject *code = (PyCodeObject *)function->func_code;
+    if ((code->co_flags & (CO_GENERATOR | CO_COROUTINE | CO_ASYNC_GENERATOR)) != 0) {
+        return 1;
+    }
+    if (!PyUnicode_Check(function->func_name) ||
+        PyUnicode_Compare(function->func_name, code->co_name) == 0) {
+        return 0;
+    }
+    if (function->func_dict != NULL) {
+        Py_ssize_t position = 0;
+        PyObject *key;
+        PyObject *value;
+        while (PyDict_Next(function->func_dict, &position, &key, &value)) {
+            if (PyUnicode_CheckExact(key) &&
+                PyUnicode_CompareWithASCIIString(key, "__wrapped__") == 0) {
+                return 0;
+            }
+        }
+    }
+    return 1;
 }
 #endif
 
@@ -273,7 +297,7 @@ walk_namespace(PyObject *namespace, PyObject *private_builtins, PyObject *interp
             continue; /* made with the private builtins: so are its frames */
         }
         result->rebound++;
-        if (!stopped && result->outcome == WALK_PROVED && is_generator_code(function) &&
+        if (!stopped && result->outcome == WALK_PROVED && may_have_suspended_generators(function) &&
             Py_REFCNT(object) != walk.table[i].edges) {
             result->outcome = WALK_GENERATOR_FUNCTION_HELD;
             result->extra = Py_REFCNT(object) - walk.table[i].edges;
