@@ -5,6 +5,9 @@
  * those whose walk proved nothing; then frames running now, in any thread
  * (frame_builtins.c). */
 #include "native.h"
+#if PY_VERSION_HEX < 0x030B0000
+#  include <frameobject.h>
+#endif
 
 /* What one pass rebinds: functions whose globals are namespaces[i] and
  * whose builtins are the interpreter's get privates[i] (3.10+: before, a
