@@ -142,8 +142,7 @@ def test_a_body_run_by_importlibs_recipe_keeps_its_names_while_another_thread_us
         tmp_path,
         opt_in_engine,
         {"bodymod": BODY_READ_FROM_A_THREAD.format(act=body)},
-        RECIPE.format(after=after)
-        + "assert module.Old == 1\nassert 'Old' in dir(module)\n",
+        RECIPE.format(after=after) + "assert module.Old == 1\nassert 'Old' in dir(module)\n",
     )
 
 
@@ -336,11 +335,15 @@ def test_a_body_that_raises_after_its_deprecation_leaves_every_module_working(
         opt_in_engine,
         {
             "failmod": """
+            import sys
             import pep726hook
             Old = 1
             def read():
                 return Old
             pep726hook.deprecate_attribute(__name__, "Old", "Old is deprecated")
+            kept = sys.modules[__name__]  # what a caller may still hold
+            sys.modules["keeper"] = type(sys)("keeper")
+            sys.modules["keeper"].module = kept
             raise RuntimeError("the body fails")
             """,
             "goodmod": """
@@ -358,8 +361,11 @@ def test_a_body_that_raises_after_its_deprecation_leaves_every_module_working(
         except RuntimeError:
             pass
         assert "failmod" not in sys.modules
+        failed = sys.modules["keeper"].module
+        assert failed.Old == 1 and failed.read() == 1
         import goodmod
         assert goodmod.Old == 3 and goodmod.read() == 3
+        assert failed.Old == 1 and failed.read() == 1
         print("ok")
         """,
     )
@@ -511,7 +517,9 @@ def test_w_error_on_the_read_that_moves_the_names_ends_at_the_readers_line(
     )
     assert result.returncode == 1, describe(result)
     assert "DeprecationWarning: Old is deprecated" in result.stderr, describe(result)
-    frames = [line.strip() for line in result.stderr.splitlines() if line.lstrip().startswith("File ")]
+    frames = [
+        line.strip() for line in result.stderr.splitlines() if line.lstrip().startswith("File ")
+    ]
     readers = [i for i, frame in enumerate(frames) if "reader.py" in frame and "line 3" in frame]
     assert readers, describe(result)
     after = frames[readers[-1] + 1 :]
