@@ -98,9 +98,8 @@ value = Old  # the body's own read, after the other thread's
 """
 
 READ_IN_A_THREAD = """
-module = sys.modules[__name__]
 seen = []
-thread = threading.Thread(target=lambda: seen.append(module.Old))
+thread = threading.Thread(target=lambda: seen.append(sys.modules[__name__].Old))
 thread.start()
 thread.join()
 assert seen == [1], seen

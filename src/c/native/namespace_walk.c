@@ -22,8 +22,10 @@
  *   it never hides a function;
  * - from 3.11 on a suspended generator's frame holds its function (and not
  *   the globals): a generator function found must have no reference beyond
- *   those the walk saw, or the pass runs (it is where such frames are found).
- *   Before 3.11 the frame holds the globals, which the first rule counts.
+ *   those the walk saw, or the pass runs (it is where such frames are found);
+ *   so must a function whose __code__ was replaced (its generators run the
+ *   old code).  Before 3.11 the frame holds the globals, which the first rule
+ *   counts.
  *
  * Before 3.10 a function has no builtins of its own and nothing is rebound,
  * but the proof still tells whether the pass must look for generators
