@@ -654,3 +654,53 @@ def test_the_check_sees_a_leak(modules: Modules) -> None:
     # Blocks are pymalloc's: none are counted under PYTHONMALLOC=malloc (as
     # under AddressSanitizer).
     assert leaks(blocks) or sys.getallocatedblocks() == 0
+
+
+# -- the move against frames, threads and the collector (test_native_move_hostile.py) ---
+
+
+@scenario
+def a_generator_whose_functions_code_was_replaced_before_the_move(modules: Modules) -> None:
+    from test_native_move_hostile import REPLACED_CODE
+
+    source = REPLACED_CODE.format(replacement="plain")
+    with quiet_warnings(), modules.imported("refleak_replaced", source) as module:
+        module.__name__  # noqa: B018  (the move: the pass finds the generator by its file)
+        assert next(module.waiting) == 1
+
+
+@scenario
+def a_move_refused_after_gc_freeze_until_unfreeze(modules: Modules) -> None:
+    from test_native_move_hostile import FROZEN
+
+    with quiet_warnings(), modules.imported("refleak_frozen", FROZEN) as module:
+        gc.freeze()
+        try:
+            assert module.Old == 1  # the move waits: the pass would miss frozen objects
+            assert module.cached() == 1 and next(module.waiting) == 1
+        finally:
+            gc.unfreeze()
+        module.__name__  # noqa: B018  (now it moves)
+        assert module.cached() == 1 and next(module.waiting) == 1
+        module.cached.cache_clear()
+
+
+@scenario
+def a_body_read_from_another_thread_while_it_runs(modules: Modules) -> None:
+    import importlib.util
+    import threading
+
+    from test_native_move_hostile import BODY_READ_FROM_A_THREAD, READ_IN_A_THREAD
+
+    modules.write("refleak_body", BODY_READ_FROM_A_THREAD.format(act=READ_IN_A_THREAD))
+    spec = importlib.util.find_spec("refleak_body")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["refleak_body"] = module
+    try:
+        with quiet_warnings():
+            spec.loader.exec_module(module)  # no _initializing: the running body keeps the names
+            assert module.value == 1 and module.Old == 1
+    finally:
+        del sys.modules["refleak_body"]
+    assert not isinstance(module.thread, threading.Thread) or not module.thread.is_alive()

@@ -115,11 +115,14 @@ may_hold_waiting_frame(PyObject *item)
 }
 
 int
-rebind_generator_frame(PyObject *generator, const frame_targets *targets, PyObject *codes)
+rebind_generator_frame(PyObject *generator, const frame_targets *targets, PyObject *codes,
+                       PyObject *files)
 {
 #if PY_VERSION_HEX >= 0x030B0000
     /* Asking for the frame makes a frame object: only for the code of a
-     * function that was rebound. */
+     * function that was rebound, or code from the file of one (a function
+     * whose __code__ was replaced after the generator started: a hot
+     * reload, a patch). */
     int is_generator = PyGen_CheckExact(generator);
     int is_coroutine = PyCoro_CheckExact(generator);
     PyObject *code = PyObject_GetAttrString(
@@ -128,6 +131,9 @@ rebind_generator_frame(PyObject *generator, const frame_targets *targets, PyObje
         return -1;
     }
     int wanted = PySet_Contains(codes, code);
+    if (wanted == 0 && PyCode_Check(code)) {
+        wanted = PySet_Contains(files, ((PyCodeObject *)code)->co_filename);
+    }
     Py_DECREF(code);
     if (wanted <= 0) {
         return wanted;
@@ -142,6 +148,7 @@ rebind_generator_frame(PyObject *generator, const frame_targets *targets, PyObje
     return rebound;
 #else
     (void)codes;
+    (void)files;
     /* Every kind starts with the generator's fields (_PyGenObject_HEAD). */
     PyFrameObject *frame = ((PyGenObject *)generator)->gi_frame;
     return frame == NULL ? 0 : rebind_frame(frame, targets);
@@ -162,53 +169,110 @@ frame_code_is_named(struct _frame *frame, const char *name)
     return named;
 }
 
+/* The frame *tstate* runs now (a new reference), or NULL. */
+static PyFrameObject *
+top_frame_of(PyThreadState *tstate)
+{
+#if PY_VERSION_HEX >= 0x03090000
+    return PyThreadState_GetFrame(tstate);
+#else
+    Py_XINCREF(tstate->frame);
+    return tstate->frame;
+#endif
+}
+
+/* The frame that called *frame* (a new reference), or NULL. */
+static PyFrameObject *
+caller_of(PyFrameObject *frame)
+{
+#if PY_VERSION_HEX >= 0x03090000
+    return PyFrame_GetBack(frame);
+#else
+    Py_XINCREF(frame->f_back);
+    return frame->f_back;
+#endif
+}
+
+Py_ssize_t
+rebind_frame_chain(PyFrameObject *frame, const frame_targets *targets)
+{
+    Py_ssize_t rebound = 0;
+    while (frame != NULL) {
+        /* A module body keeps the builtins it started with until it ends,
+         * with the names still in its namespace: that is how pep726hook
+         * tells that the module's import has not ended. */
+        if (!frame_code_is_named(frame, "<module>")) {
+            rebound += rebind_frame(frame, targets);
+        }
+        PyFrameObject *back = caller_of(frame);
+        Py_DECREF(frame);
+        frame = back;
+    }
+    return rebound;
+}
+
+/* The threads of this interpreter only.  sys._current_frames() also walks
+ * those of every other interpreter, whose frames a sub-interpreter with its
+ * own GIL runs meanwhile (making their frame objects here would race with
+ * it).  This interpreter's threads wait for its GIL, which the caller
+ * holds: their frames stay as they are.  A thread state is unlinked from
+ * the list by its own thread while it holds the GIL (and one made by
+ * PyThreadState_New() is whole before it is linked at the head). */
+static PyThreadState *
+first_thread(void)
+{
+#if PY_VERSION_HEX >= 0x03090000
+    return PyInterpreterState_ThreadHead(PyInterpreterState_Get());
+#else
+    return PyInterpreterState_ThreadHead(PyThreadState_Get()->interp);
+#endif
+}
+
 Py_ssize_t
 rebind_running_frames(const frame_targets *targets)
 {
     if (targets->count == 0) {
         return 0;
     }
-    /* sys._current_frames() holds the lock of the thread list, which a
-     * thread being born changes without the GIL. */
-    PyObject *current_frames = PySys_GetObject("_current_frames");
-    if (current_frames == NULL) {
-        return 0;
-    }
-    PyObject *frames = PyObject_CallObject(current_frames, NULL);
-    if (frames == NULL) {
-        return -1;
-    }
-    if (!PyDict_Check(frames)) {
-        Py_DECREF(frames);
-        return 0;
-    }
     Py_ssize_t rebound = 0;
-    Py_ssize_t position = 0;
-    PyObject *key;
-    PyObject *top;
-    while (PyDict_Next(frames, &position, &key, &top)) {
-        if (!PyFrame_Check(top)) {
+    for (PyThreadState *tstate = first_thread(); tstate != NULL;
+         tstate = PyThreadState_Next(tstate)) {
+        rebound += rebind_frame_chain(top_frame_of(tstate), targets);
+    }
+    return rebound;
+}
+
+int
+body_runs_in_another_thread(PyObject *namespace, PyObject *private_builtins)
+{
+    PyThreadState *current = PyThreadState_Get();
+    for (PyThreadState *tstate = first_thread(); tstate != NULL;
+         tstate = PyThreadState_Next(tstate)) {
+        if (tstate == current) {
             continue;
         }
-        Py_INCREF(top);
-        PyFrameObject *frame = (PyFrameObject *)top;
+        PyFrameObject *frame = top_frame_of(tstate);
         while (frame != NULL) {
-            /* A module body keeps the builtins it started with until it
-             * ends, with the names still in its namespace: that is how
-             * pep726hook tells that the module's import has not ended. */
-            if (!frame_code_is_named(frame, "<module>")) {
-                rebound += rebind_frame(frame, targets);
-            }
-#if PY_VERSION_HEX >= 0x03090000
-            PyFrameObject *back = PyFrame_GetBack(frame);
+#if PY_VERSION_HEX >= 0x030B0000
+            PyObject *globals = PyFrame_GetGlobals(frame);
+            PyObject *builtins = PyFrame_GetBuiltins(frame);
+            Py_DECREF(globals);
+            Py_DECREF(builtins);
 #else
-            PyFrameObject *back = frame->f_back;
-            Py_XINCREF(back);
+            PyObject *globals = frame->f_globals;
+            PyObject *builtins = frame->f_builtins;
 #endif
+            /* A body started after the private builtins existed (a reload)
+             * reads the moved names there. */
+            if (globals == namespace && builtins != private_builtins &&
+                frame_code_is_named(frame, "<module>")) {
+                Py_DECREF(frame);
+                return 1;
+            }
+            PyFrameObject *back = caller_of(frame);
             Py_DECREF(frame);
             frame = back;
         }
     }
-    Py_DECREF(frames);
-    return rebound;
+    return 0;
 }

@@ -304,6 +304,22 @@ native_rebind_builtins(PyObject *module, PyObject *const *args, Py_ssize_t nargs
     return rebind_builtins(args[0], args[1], args[2], needed);
 }
 
+PyDoc_STRVAR(body_runs_elsewhere_doc,
+"body_runs_elsewhere(module, private_builtins)\n--\n\n"
+"Whether a body of *module* runs in another thread of this interpreter\n"
+"with other builtins than *private_builtins* (its import has not ended).");
+
+static PyObject *
+native_body_runs_elsewhere(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)module;
+    if (nargs != 2 || !PyModule_Check(args[0]) || !PyDict_CheckExact(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "body_runs_elsewhere() takes a module and a dict");
+        return NULL;
+    }
+    return PyBool_FromLong(body_runs_in_another_thread(PyModule_GetDict(args[0]), args[1]));
+}
+
 PyDoc_STRVAR(rebinding_passes_doc,
 "rebinding_passes()\n--\n\n"
 "How many passes over the objects the collector tracks rebind_builtins()\n"
@@ -414,6 +430,8 @@ static PyMethodDef native_methods[] = {
      METH_FASTCALL, store_through_hooks_doc},
     {"rebind_builtins", (PyCFunction)(void (*)(void))native_rebind_builtins, METH_FASTCALL,
      rebind_builtins_doc},
+    {"body_runs_elsewhere", (PyCFunction)(void (*)(void))native_body_runs_elsewhere,
+     METH_FASTCALL, body_runs_elsewhere_doc},
     {"rebinding_passes", native_rebinding_passes, METH_NOARGS, rebinding_passes_doc},
     {"type_reaches_hook", native_type_reaches_hook, METH_O, type_reaches_hook_doc},
     {"state", native_state_info, METH_NOARGS, state_doc},

@@ -22,8 +22,10 @@
  *   it never hides a function;
  * - from 3.11 on a suspended generator's frame holds its function (and not
  *   the globals): a generator function found must have no reference beyond
- *   those the walk saw, or the pass runs (it is where such frames are found).
- *   Before 3.11 the frame holds the globals, which the first rule counts.
+ *   those the walk saw, or the pass runs (it is where such frames are found);
+ *   so must a function whose __code__ was replaced (its generators run the
+ *   old code).  Before 3.11 the frame holds the globals, which the first rule
+ *   counts.
  *
  * Before 3.10 a function has no builtins of its own and nothing is rebound,
  * but the proof still tells whether the pass must look for generators
@@ -215,11 +217,35 @@ visit_references(namespace_walk *walk, PyObject *object)
 }
 
 #if PY_VERSION_HEX >= 0x030A0000
+/* 1 if *function*'s suspended generators may wait with a frame that holds
+ * it: its code makes generators, or it is not the code the function was
+ * made with (``f.__code__ = other``: the generators started before run the
+ * old code, whose flags are not known here).  A function keeps the name of
+ * its first code, unless functools.wraps() renamed it (then it has
+ * __wrapped__); a hot reload that keeps the name is not told apart. */
 static int
-is_generator_code(PyFunctionObject *function)
+may_have_suspended_generators(PyFunctionObject *function)
 {
-    int flags = ((PyCodeObject *)function->func_code)->co_flags;
-    return (flags & (CO_GENERATOR | CO_COROUTINE | CO_ASYNC_GENERATOR)) != 0;
+    PyCodeObject *code = (PyCodeObject *)function->func_code;
+    if ((code->co_flags & (CO_GENERATOR | CO_COROUTINE | CO_ASYNC_GENERATOR)) != 0) {
+        return 1;
+    }
+    if (!PyUnicode_Check(function->func_name) ||
+        PyUnicode_Compare(function->func_name, code->co_name) == 0) {
+        return 0;
+    }
+    if (function->func_dict != NULL) {
+        Py_ssize_t position = 0;
+        PyObject *key;
+        PyObject *value;
+        while (PyDict_Next(function->func_dict, &position, &key, &value)) {
+            if (PyUnicode_CheckExact(key) &&
+                PyUnicode_CompareWithASCIIString(key, "__wrapped__") == 0) {
+                return 0;
+            }
+        }
+    }
+    return 1;
 }
 #endif
 
@@ -273,7 +299,7 @@ walk_namespace(PyObject *namespace, PyObject *private_builtins, PyObject *interp
             continue; /* made with the private builtins: so are its frames */
         }
         result->rebound++;
-        if (!stopped && result->outcome == WALK_PROVED && is_generator_code(function) &&
+        if (!stopped && result->outcome == WALK_PROVED && may_have_suspended_generators(function) &&
             Py_REFCNT(object) != walk.table[i].edges) {
             result->outcome = WALK_GENERATOR_FUNCTION_HELD;
             result->extra = Py_REFCNT(object) - walk.table[i].edges;

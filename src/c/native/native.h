@@ -472,6 +472,7 @@ enum walk_outcome {
     WALK_BUDGET_EXCEEDED,         /* the walk stopped early */
     WALK_NAMESPACE_HELD,          /* extra: references to the namespace not explained */
     WALK_GENERATOR_FUNCTION_HELD, /* extra: references to held_function not seen */
+    WALK_GREENLETS_LOADED,        /* 3.11+: a parked greenlet's frame may hold a function */
 };
 
 typedef struct {
@@ -507,12 +508,21 @@ NATIVE_INTERNAL int frame_code_is_named(struct _frame *frame, const char *name);
 NATIVE_INTERNAL int may_hold_waiting_frame(PyObject *item);
 /* Give the frame of *generator* its private builtins if it is a target's;
  * 3.11+: only if its code is in the set *codes* (those of the functions
- * rebound).  1 if given, 0 if not, -1 with an exception. */
+ * rebound) or its file in the set *files* (theirs and the modules'; the
+ * code a function had when the generator started may have been replaced
+ * since).  1 if given, 0 if not, -1 with an exception. */
 NATIVE_INTERNAL int rebind_generator_frame(PyObject *generator, const frame_targets *targets,
-                                           PyObject *codes);
-/* The same for every frame but a module body's running in any thread of the
- * interpreter; the number given, or -1 with an exception. */
+                                           PyObject *codes, PyObject *files);
+/* The same for *frame* (a reference the call takes) and every frame below
+ * it, but a module body's; the number given. */
+NATIVE_INTERNAL Py_ssize_t rebind_frame_chain(struct _frame *frame, const frame_targets *targets);
+/* The same for every frame running in a thread of this interpreter (never
+ * another interpreter's); the number given, or -1 with an exception. */
 NATIVE_INTERNAL Py_ssize_t rebind_running_frames(const frame_targets *targets);
+/* 1 if a body of the module whose namespace is *namespace* runs in another
+ * thread of this interpreter with other builtins than *private_builtins*
+ * (its import has not ended), else 0. */
+NATIVE_INTERNAL int body_runs_in_another_thread(PyObject *namespace, PyObject *private_builtins);
 
 /* The store slot without the deprecation detour (store.c). */
 NATIVE_INTERNAL int store_through_hooks(PyObject *self, PyObject *name, PyObject *value);

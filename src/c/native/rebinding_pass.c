@@ -5,6 +5,9 @@
  * those whose walk proved nothing; then frames running now, in any thread
  * (frame_builtins.c). */
 #include "native.h"
+#if PY_VERSION_HEX < 0x030B0000
+#  include <frameobject.h>
+#endif
 
 /* What one pass rebinds: functions whose globals are namespaces[i] and
  * whose builtins are the interpreter's get privates[i] (3.10+: before, a
@@ -19,6 +22,10 @@ typedef struct {
     PyObject **generators;
     Py_ssize_t generator_count;
     Py_ssize_t generator_capacity;
+    PyTypeObject *greenlet_type; /* greenlet.greenlet once imported, else NULL */
+    PyObject **greenlets;
+    Py_ssize_t greenlet_count;
+    Py_ssize_t greenlet_capacity;
     int failed;
 } rebind_pass;
 
@@ -98,6 +105,14 @@ note_object(rebind_pass *pass, PyObject *item)
             return -1;
         }
     }
+    else if (pass->greenlet_type != NULL && PyObject_TypeCheck(item, pass->greenlet_type)) {
+        /* A greenlet parked in a function of a target (gevent, eventlet):
+         * neither a generator nor a thread's running frame. */
+        if (append_raw(&pass->greenlets, NULL, &pass->greenlet_count,
+                       &pass->greenlet_capacity, item, 0) < 0) {
+            return -1;
+        }
+    }
     else {
         return 0;
     }
@@ -160,29 +175,84 @@ rebind_generators(rebind_pass *pass)
         return 0;
     }
     PyObject *codes = NULL;
+    PyObject *files = NULL;
 #if PY_VERSION_HEX >= 0x030B0000
     if (pass->found_count == 0) {
         return 0;
     }
     codes = PySet_New(NULL);
-    if (codes == NULL) {
+    files = PySet_New(NULL);
+    if (codes == NULL || files == NULL) {
+        Py_XDECREF(codes);
+        Py_XDECREF(files);
         return -1;
     }
     for (Py_ssize_t i = 0; i < pass->found_count; i++) {
-        if (PySet_Add(codes, ((PyFunctionObject *)pass->found[i])->func_code) < 0) {
+        PyObject *code = ((PyFunctionObject *)pass->found[i])->func_code;
+        if (PySet_Add(codes, code) < 0 ||
+            (PyCode_Check(code) && PySet_Add(files, ((PyCodeObject *)code)->co_filename) < 0)) {
             Py_DECREF(codes);
+            Py_DECREF(files);
+            return -1;
+        }
+    }
+    for (Py_ssize_t i = 0; i < pass->targets.count; i++) {
+        /* Borrowed; a str key is looked up without running code. */
+        PyObject *file = PyDict_GetItemString((PyObject *)pass->targets.namespaces[i], "__file__");
+        if (file != NULL && PyUnicode_CheckExact(file) && PySet_Add(files, file) < 0) {
+            Py_DECREF(codes);
+            Py_DECREF(files);
             return -1;
         }
     }
 #endif
     int result = 0;
     for (Py_ssize_t i = 0; i < pass->generator_count && result == 0; i++) {
-        if (rebind_generator_frame(pass->generators[i], &pass->targets, codes) < 0) {
+        if (rebind_generator_frame(pass->generators[i], &pass->targets, codes, files) < 0) {
             result = -1;
         }
     }
     Py_XDECREF(codes);
+    Py_XDECREF(files);
     return result;
+}
+
+/* Give the frames parked in the greenlets noted the private builtins.  0,
+ * or -1 with an exception. */
+static int
+rebind_greenlets(rebind_pass *pass)
+{
+    for (Py_ssize_t i = 0; i < pass->greenlet_count; i++) {
+        /* None for a greenlet not started, ended or running now (a
+         * thread's frames, rebound with the running ones). */
+        PyObject *frame = PyObject_GetAttrString(pass->greenlets[i], "gr_frame");
+        if (frame == NULL) {
+            return -1;
+        }
+        if (PyFrame_Check(frame)) {
+            rebind_frame_chain((PyFrameObject *)frame, &pass->targets);
+        }
+        else {
+            Py_DECREF(frame);
+        }
+    }
+    return 0;
+}
+
+/* greenlet.greenlet if greenlet is imported (a new reference), else NULL. */
+static PyTypeObject *
+loaded_greenlet_type(void)
+{
+    PyObject *greenlet = PyDict_GetItemString(PyImport_GetModuleDict(), "greenlet");
+    if (greenlet == NULL || !PyModule_Check(greenlet)) {
+        return NULL;
+    }
+    PyObject *type = PyDict_GetItemString(PyModule_GetDict(greenlet), "greenlet");
+    if (type == NULL || !PyType_Check(type)) {
+        return NULL;
+    }
+    Py_INCREF(type);
+    return (PyTypeObject *)type;
 }
 
 Py_ssize_t rebinding_passes = 0;
@@ -193,7 +263,8 @@ static Py_ssize_t
 rebind_in_one_pass(PyObject *const *namespaces, PyObject *const *privates, Py_ssize_t count,
                    PyObject *interpreter)
 {
-    rebind_pass pass = {{namespaces, privates, count, interpreter}, NULL, NULL, 0, 0, NULL, 0, 0, 0};
+    rebind_pass pass = {{namespaces, privates, count, interpreter}, NULL, NULL, 0, 0, NULL, 0, 0,
+                        loaded_greenlet_type(), NULL, 0, 0, 0};
     rebinding_passes++;
     Py_ssize_t rebound = 0;
     int failed = visit_tracked_objects(&pass) < 0;
@@ -204,7 +275,7 @@ rebind_in_one_pass(PyObject *const *namespaces, PyObject *const *privates, Py_ss
     }
 #endif
     /* The frames after their functions, whose builtins they borrow. */
-    if (!failed && rebind_generators(&pass) < 0) {
+    if (!failed && (rebind_generators(&pass) < 0 || rebind_greenlets(&pass) < 0)) {
         failed = 1;
     }
     for (Py_ssize_t i = 0; i < pass.found_count; i++) {
@@ -215,7 +286,12 @@ rebind_in_one_pass(PyObject *const *namespaces, PyObject *const *privates, Py_ss
     }
     PyMem_RawFree(pass.found);
     PyMem_RawFree(pass.found_index);
+    for (Py_ssize_t i = 0; i < pass.greenlet_count; i++) {
+        Py_DECREF(pass.greenlets[i]);
+    }
     PyMem_RawFree(pass.generators);
+    PyMem_RawFree(pass.greenlets);
+    Py_XDECREF(pass.greenlet_type);
     return failed ? -1 : rebound;
 }
 
@@ -236,6 +312,8 @@ walk_outcome_text(namespace_walk_result *result)
         return PyUnicode_FromFormat(
             "the generator function %U has %zd references beyond those the walk saw",
             result->held_function, result->extra);
+    case WALK_GREENLETS_LOADED:
+        return PyUnicode_FromString("greenlet is imported: a parked greenlet may run its functions");
     }
     Py_UNREACHABLE();
 }
@@ -268,6 +346,17 @@ rebind_builtins(PyObject *modules, PyObject *privates, PyObject *interpreter, Py
     Py_ssize_t left_count = 0;
     Py_ssize_t served_count = 0;
     int pass_needed = 0;
+#if PY_VERSION_HEX >= 0x030B0000
+    /* From 3.11 a frame parked in a greenlet holds its function, not its
+     * globals: no count tells it is there, only the pass finds it.  (Before,
+     * it holds the globals, which the walk's count sees.) */
+    int greenlets = 0;
+    if (!failed) {
+        PyTypeObject *greenlet_type = loaded_greenlet_type();
+        greenlets = greenlet_type != NULL;
+        Py_XDECREF(greenlet_type);
+    }
+#endif
     /* The walks make no object: the counts they read are those of one
      * moment, with nothing but the modules held on the way here. */
     for (Py_ssize_t i = 0; i < count && !failed; i++) {
@@ -283,6 +372,11 @@ rebind_builtins(PyObject *modules, PyObject *privates, PyObject *interpreter, Py
             break;
         }
         rebound += results[i].rebound;
+#if PY_VERSION_HEX >= 0x030B0000
+        if (greenlets && results[i].outcome == WALK_PROVED) {
+            results[i].outcome = WALK_GREENLETS_LOADED;
+        }
+#endif
         if (results[i].outcome != WALK_PROVED) {
             pass_needed |= i < needed;
             left[left_count] = namespace;

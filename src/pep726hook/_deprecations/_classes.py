@@ -172,7 +172,18 @@ def pending_markers_mixin(deprecating: type, home: str, qualname: str, doc: str)
             found = _read_moved(self, name)
             if found is not None:
                 if not is_fromlist_probe(sys._getframe(1)):
-                    warn_for(found[0], 2)
+                    try:
+                        warn_for(found[0], 2)
+                    except Warning as error:
+                        # An error by the warnings filter (-W error) ends at
+                        # the reader's line, as later reads' (the extension
+                        # warns from C): a bare raise adds no frame, and
+                        # raises the traceback the error holds (from 3.11;
+                        # before, the one it had here: this frame's entry).
+                        if error.__traceback__ is not None:
+                            error.__traceback__.tb_next = None
+                        error.__traceback__ = None
+                        raise
                 return found[1]
             # ModuleType's read slot as it is now (the native engine may
             # serve a PEP 562 __getattr__ it holds outside the namespace).

@@ -50,10 +50,10 @@ from ._entries import namespace as namespace_of_module
 from ._moved import (
     can_move,
     give_private_builtins,
-    import_ended,
     move_again,
     move_if_ended,
     move_now,
+    move_ready,
     read_moved,
     sync_served,
 )
@@ -157,7 +157,10 @@ def deprecate(module: ModuleType, entries: "Table") -> None:
             movable = can_move(module, engine)
             if movable:
                 give_private_builtins(module)
-            if movable and import_ended(module):
+            # Not ready while a body of the module runs, in any thread, or
+            # while frames the move cannot reach may wait (after gc.freeze()).
+            ready = movable and move_ready(module)
+            if ready:
                 work = None
             elif movable:
                 # The window: the body still runs with the builtins it
@@ -168,7 +171,7 @@ def deprecate(module: ModuleType, entries: "Table") -> None:
             else:
                 work = give_deprecating_class(module)
             if work is None:
-                if not movable or not import_ended(module):
+                if not ready:
                     engine.release_held_getattr(module)
                 for name in entries:
                     add_deprecated_name(mixin, name)
@@ -181,7 +184,7 @@ def deprecate(module: ModuleType, entries: "Table") -> None:
                         # Only the marker itself: a store may replace it meanwhile.
                         namespace[name] = current.value
                 del namespace  # the move counts the references to it
-                if movable and import_ended(module):
+                if ready:
                     move_now(module, entries)
                 break
         pending = work()

@@ -124,7 +124,10 @@ def import_ended(module: ModuleType) -> bool:
     runs with the interpreter's builtins, as a body that started before the
     private builtins existed does; one started after them (``reload()``)
     reads them there; neither has ended while ``importlib.reload()`` prepares
-    to run it.  Otherwise the import by importlib has ended once the
+    to run it.  So does a body running in another thread of this interpreter
+    (importlib's ``module_from_spec()`` and ``exec_module()`` recipe, which
+    marks nothing ``_initializing``, or ``__main__``, read from a thread it
+    started).  Otherwise the import by importlib has ended once the
     module's spec is no longer ``_initializing``.
     """
     namespace = _namespace(module)
@@ -139,6 +142,8 @@ def import_ended(module: ModuleType) -> bool:
             # importlib.reload() is about to run the body again.
             return False
         frame = frame.f_back
+    if private is not None and _native().body_runs_elsewhere(module, private):
+        return False
     spec = namespace.get("__spec__")
     try:
         return getattr(spec, "_initializing", False) is not True
@@ -168,7 +173,7 @@ def body_runs_again(module: ModuleType) -> bool:
     return False
 
 
-def _rebind_functions(moving: ModuleType) -> None:
+def _rebind_functions(moving: ModuleType) -> bool:
     """Give the functions and frames made before their module's private builtins existed those builtins.
 
     Under the install lock, before *moving* moves.  From 3.10 on a function
@@ -183,12 +188,20 @@ def _rebind_functions(moving: ModuleType) -> None:
     one of them (it is also where suspended generators are found).  Another
     module it could not prove (its import still runs, and its frames hold its
     namespace) waits for its own move.
+
+    Tell whether *moving* may move: after ``gc.freeze()`` the pass would
+    miss the frozen objects, so it does not run, and a module its walk
+    could not prove keeps its names in its namespace (with the
+    pending-markers class) until a walk proves it.
     """
     waiting = [
         found for found in list(_privates.values()) if not found[3][1] and found[0]() is not None
     ]
     if not waiting:
-        return
+        return True
+    import gc
+
+    frozen = gc.get_freeze_count() > _FROZEN_AT_START
     # The modules, not their namespaces: a reference to a namespace held
     # here would be one the proof cannot explain.  The moving one first.
     waiting.sort(key=lambda found: found[0]() is not moving)
@@ -201,32 +214,70 @@ def _rebind_functions(moving: ModuleType) -> None:
             modules.append(module)
             privates.append(found[1])
             served.append(found)
-    needed = 1 if modules and modules[0] is moving else 0
+    needed = 1 if modules and modules[0] is moving and not frozen else 0
     _, pass_ran, outcomes = _native().rebind_builtins(
         modules, privates, _interpreter_builtins(), needed
     )
-    for found, (_, not_proved) in zip(served, outcomes):
-        if pass_ran or not_proved is None:
-            found[3][1] = True
+    ready = not (modules and modules[0] is moving)
+    for module, found, (_, not_proved) in zip(modules, served, outcomes):
+        if not (pass_ran or not_proved is None):
+            continue
+        if module is moving:
+            ready = True
+        elif _BUILTINS_FROM_CALLER and not import_ended(module):
+            # Before 3.10 a frame its body starts copies the body's
+            # builtins: a generator it suspends after this pass waits with
+            # the interpreter's, for its own move to find.
+            continue
+        found[3][1] = True
+    return ready
+
+
+def _frozen_at_start() -> int:
+    # 3.12 puts objects of its own start-up into the permanent generation
+    # (gc.get_freeze_count() is 375 on 3.12.1 before any code runs); the
+    # other versions none.  Only a gc.freeze() after this counts.
+    if sys.version_info[:2] != (3, 12):
+        return 0
+    import gc
+
+    return gc.get_freeze_count()
+
+
+_FROZEN_AT_START = _frozen_at_start()
+
+# Before 3.10 a frame with the globals of its caller's copies the caller's builtins.
+_BUILTINS_FROM_CALLER = sys.version_info < (3, 10)
 
 
 def _entry_tuple(entry: Deprecation) -> "tuple[Any, ...]":
     return (entry.message, entry.category, entry.warn, entry.load, entry.submodule)
 
 
-def _move(module: ModuleType, names: "Iterable[str] | None" = None) -> None:
+def move_ready(module: ModuleType) -> bool:
+    """Tell whether *module*'s names may move now (its functions and frames were rebound).
+
+    Under the install lock, with no reference to its namespace held
+    (:func:`_rebind_functions`).
+    """
+    return import_ended(module) and _rebind_functions(module)
+
+
+def _move(module: ModuleType, names: "Iterable[str] | None" = None) -> bool:
     """Move *module*'s deprecated names into its private builtins; the module is plain again.
 
     Under the install lock.  *names*: only those, newly deprecated on a
     module whose names moved already (None: all).  Each name goes into the
     private builtins before it leaves the namespace, and the extension
     serves it before either: a reader in another thread finds it deprecated
-    throughout.
+    throughout.  False, and nothing done, if its functions could not all be
+    rebound (:func:`_rebind_functions`).
     """
     found = _privates[id(module)]
     private, served, moved = found[1], found[2], found[3]
     table = deprecations_of(module) or {}
-    _rebind_functions(module)  # before this frame holds the namespace (see there)
+    if not _rebind_functions(module):  # before this frame holds the namespace (see there)
+        return False
     namespace = _namespace(module)
     if names is None or not moved[0]:
         names = table
@@ -248,6 +299,7 @@ def _move(module: ModuleType, names: "Iterable[str] | None" = None) -> None:
     cls = lasting_type(module)
     if type(module) is not cls:
         set_class_bypassing_hooks(module, "__class__", cls)
+    return True
 
 
 def move_now(module: ModuleType, names: "Iterable[str]") -> None:
