@@ -39,11 +39,13 @@ from ._entries import (
     DeprecatedValue,
     Deprecation,
     check_name,
+    converted,
     deprecations_of,
     end_deprecation,
     ids_with_tables,
     is_dunder,
     markers_in,
+    may_hold_markers,
     table_for,
 )
 from ._entries import namespace as namespace_of_module
@@ -94,6 +96,8 @@ def enable_if_marked(module: ModuleType) -> None:
     it at the end of each import (registered below); no import starts from
     here (the end of an ``exec_module``).
     """
+    if not may_hold_markers():
+        return
     names = [
         name
         for name, value in list(namespace_of_module(module).items())
@@ -157,7 +161,9 @@ def deprecate(module: ModuleType, entries: "Table") -> None:
             movable = can_move(module, engine)
             if movable:
                 give_private_builtins(module)
-            if movable and import_ended(module):
+            # Asked once: nothing below lets the import end (a walk of the frames).
+            ended = movable and import_ended(module)
+            if ended:
                 work = None
             elif movable:
                 # The window: the body still runs with the builtins it
@@ -168,7 +174,7 @@ def deprecate(module: ModuleType, entries: "Table") -> None:
             else:
                 work = give_deprecating_class(module)
             if work is None:
-                if not movable or not import_ended(module):
+                if not ended:
                     engine.release_held_getattr(module)
                 for name in entries:
                     add_deprecated_name(mixin, name)
@@ -179,9 +185,9 @@ def deprecate(module: ModuleType, entries: "Table") -> None:
                     current = namespace.get(name)
                     if type(current) is DeprecatedValue:
                         # Only the marker itself: a store may replace it meanwhile.
-                        namespace[name] = current.value
+                        namespace[name] = converted(current)
                 del namespace  # the move counts the references to it
-                if movable and import_ended(module):
+                if ended:
                     move_now(module, entries)
                 break
         pending = work()
@@ -225,11 +231,15 @@ def convert_pending_markers(module: ModuleType) -> None:
     """
     if not is_opted_in(module):
         return
-    markers = [
-        (name, value)
-        for name, value in list(namespace_of_module(module).items())
-        if type(value) is DeprecatedValue and not is_dunder(name)
-    ]
+    markers = (
+        []
+        if not may_hold_markers()
+        else [
+            (name, value)
+            for name, value in list(namespace_of_module(module).items())
+            if type(value) is DeprecatedValue and not is_dunder(name)
+        ]
+    )
     if markers:
         deprecate(
             module,
