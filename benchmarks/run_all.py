@@ -487,12 +487,14 @@ FLOORS = [
     'is `import os; "PEP726HOOK" in os.environ and exec(...)`, the cheapest test found; '
     "experiments in [activation.md](activation.md#the-pth-line-pep726hook1).",
     "- **Start-up with `PEP726HOOK=1` (<= 1.05).** With the native engine start-up imports "
-    "only the package's empty `__init__`, `_bootstrap` and the C extension. Importing the "
+    "only the package's `__init__`, which activates, and the C extension. Importing the "
     "package with only its C extension and calling `_native.install()` straight from the "
-    "`.pth` line is 1.048 of the baseline on 3.12.1 (callgrind); reading the two variables "
-    "in `_bootstrap`, a module of its own, adds about 0.015 (an empty package costs +0.87M "
-    "instructions, its first submodule +0.61M, each further one +0.33M). The class engine "
-    "imports itself, its finder and `_install` too. Details in [activation.md](activation.md).",
+    "`.pth` line is 1.048 of the baseline on 3.12.1 (callgrind); the `exec()` of the `.pth` "
+    "line's `try` (compiled twice in a venv) and reading the variables add the rest (an "
+    "empty package costs +0.87M instructions, its first submodule +0.61M, each further one "
+    "+0.33M). The class engine imports itself, its finder and `_install` too. Details in "
+    '[activation.md](activation.md) and below, "Start-up with `PEP726HOOK=1`: what bounds '
+    'it".',
     "- **Store without hooks on 3.8-3.11 (<= 1.1).** What is left above a plain store is the "
     "miss of the `__setattr__` lookup in the module's dict, whose probe sequence (and so the "
     "ratio) depends on the hash seed and the dict; no public API announces dict changes "
@@ -714,6 +716,8 @@ KEPT_SECTIONS = (
     "Runner start-up",
     "Whole-program cost on pyperformance (callgrind)",
     "PEP 562 `__getattr__` modules and the fast-getattr switch",  # bench_fast_getattr.py
+    "First use of the library API",  # bench_first_use.py
+    "Start-up with `PEP726HOOK=1`: what bounds it",  # bench_callgrind.py, by hand
 )
 
 

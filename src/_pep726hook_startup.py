@@ -5,7 +5,7 @@ line of the ``.pth`` file of the same name.  The wheel ships the pair only
 where the ``.pth`` line may not run (CPython 3.18+ ignores import lines; pure
 wheels), see ``setup.py``: on 3.15-3.17 any ``.start`` file costs every process
 an import of ``pkgutil`` and ``re``.  The entry point lives in this top-level
-module because naming ``pep726hook._bootstrap`` would import the whole package
+module because naming ``pep726hook:_activate`` would import the package
 in every process, even with ``PEP726HOOK`` unset.
 
 PYTEST_DONT_REWRITE: pytest would otherwise warn that this module, imported at
@@ -16,7 +16,7 @@ import os
 
 
 def activate() -> None:
-    """Hand over to ``pep726hook._bootstrap.activate`` when ``$PEP726HOOK`` is set.
+    """Hand over to the package's ``_activate()`` when ``$PEP726HOOK`` is set.
 
     The bootstrap tells on from off values and reports unknown ones.
     """
@@ -25,7 +25,7 @@ def activate() -> None:
     if os.environ.get("PEP726HOOK", "0") in ("", "0"):
         return
     try:
-        from pep726hook._bootstrap import activate as bootstrap
+        from pep726hook import _activate as bootstrap
     except ImportError:  # the package is gone but this file stayed (coverage#223)
         return
     bootstrap()

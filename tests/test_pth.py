@@ -90,10 +90,10 @@ def test_unset_variable_imports_nothing(venv: Venv, tmp_path: Path) -> None:
 
 # A stand-in for the package that reports which start-up file called it, once
 # per file: site runs a venv's .pth lines twice before 3.15.
-FAKE_BOOTSTRAP = """\
+FAKE_PACKAGE = """\
 import sys
 seen = set()
-def activate():
+def _activate():
     caller = sys._getframe(1).f_code.co_filename
     route = "start" if caller.endswith("_pep726hook_startup.py") else "pth"
     if route not in seen:
@@ -108,8 +108,7 @@ def test_pth_and_start_never_both_activate(tmp_path: Path, files: str) -> None:
     names = [PTH, START, SHIM] if files == "pth and start" or SHIPS_START else [PTH]
     for name in names:
         shutil.copy(ROOT / "src" / name, bare.site_packages / name)
-    write(bare.site_packages / "pep726hook" / "__init__.py", "")
-    write(bare.site_packages / "pep726hook" / "_bootstrap.py", FAKE_BOOTSTRAP)
+    write(bare.site_packages / "pep726hook" / "__init__.py", FAKE_PACKAGE)
     result = bare.run_python(["-c", "pass"], env={"PEP726HOOK": "1"})
     assert result.returncode == 0, describe(result)
     expected = "start" if RUNS_START_FILES and START in names else "pth"
@@ -117,12 +116,13 @@ def test_pth_and_start_never_both_activate(tmp_path: Path, files: str) -> None:
 
 
 @pytest.mark.parametrize("value", ["0", ""])
-def test_zero_or_empty_imports_only_the_bootstrap(venv: Venv, value: str) -> None:
+def test_zero_or_empty_imports_only_the_package(venv: Venv, value: str) -> None:
     # The .pth line only tests whether the variable is set (the
-    # cheapest line to compile in every process); the bootstrap reads it.
+    # cheapest line to compile in every process); the package's __init__
+    # reads it, and loads nothing more.
     code = "import sys; print(sorted(m for m in sys.modules if m.startswith('pep726hook')))"
     out = venv.check_python(["-c", code], env={"PEP726HOOK": value})
-    assert out == "['pep726hook', 'pep726hook._bootstrap']\n"
+    assert out == "['pep726hook']\n"
 
 
 @pytest.mark.parametrize("value", ["1", "true", "TRUE", "Yes", "on", " On "])
@@ -299,7 +299,7 @@ def test_native_start_up_patch_is_the_installation_once_install_is_imported(venv
         pytest.skip("the native engine is not built here")
     out = venv.check_python(["-c", ADOPTED], env={"PEP726HOOK": "1"})
     assert out == (
-        "['pep726hook', 'pep726hook._bootstrap', 'pep726hook._native']\n"
+        "['pep726hook', 'pep726hook._native']\n"
         "True native $PEP726HOOK at start-up\n"
         "False\n"
         "False ['x']\n"

@@ -324,7 +324,6 @@ print(ours, pep726hook.engine(), route())
 # (install(), the engines, the full command) would delay every program.
 RUNNER_MODULES = [
     "pep726hook",
-    "pep726hook._bootstrap",
     "pep726hook._compat",
     "pep726hook._native",
     "pep726hook._runner",

@@ -19,11 +19,15 @@ PYTEST_DONT_REWRITE
 # makes it drops ".dev0" (docs/development.md, "Releasing").
 __version__ = "0.1.0.dev0"
 
+import os as _os
+import sys as _sys
+
 # The environment variables of activation, named here, where every module of
-# the package finds them at no cost: start-up imports only this module,
-# _bootstrap and the C extension (each further module costs `python -c pass`
-# about 0.8 %).  The .pth line and _pep726hook_startup, which import nothing
-# before they know the hook is wanted, spell the first one out.
+# the package finds them at no cost: start-up with the native engine imports
+# only this module and the C extension (each further module costs `python -c
+# pass` about 0.8 %, which is why activation lives here, below, and not in a
+# module of its own).  The .pth line and _pep726hook_startup, which import
+# nothing before they know the hook is wanted, spell the first one out.
 _ACTIVATION_VARIABLE = "PEP726HOOK"
 _ENGINE_VARIABLE = "PEP726HOOK_ENGINE"
 _FAST_GETATTR_VARIABLE = "PEP726HOOK_FAST_GETATTR"
@@ -46,6 +50,148 @@ def _switch_spelling(value: "str | None") -> "bool | None":
     if value in _OFF_VALUES:
         return False
     return None
+
+
+# -- start-up activation: the pep726hook.pth line (or the .start entry) calls _activate() --
+#
+# Site runs the .pth line in every Python process of the environment, so what
+# runs here imports nothing that start-up has not already imported (no
+# threading, which breaks gevent's monkey-patching, virtualenv#1895; no
+# typing), writes nothing to stdout, and never stops the process from
+# starting.  The line imports the package whenever $PEP726HOOK is set,
+# whatever its value: `"PEP726HOOK" in os.environ` is the cheapest test site
+# can compile, and every process of the environment compiles it.  An off value
+# costs the processes that set it this module alone.
+
+_START_UP_ROUTE = f"${_ACTIVATION_VARIABLE} at start-up"
+
+# Site runs every .pth line of a venv twice on CPython 3.8-3.14 (measured):
+# site.venv() adds the venv's site-packages and main() adds it again, and
+# addsitedir() reads the .pth files of a directory it already knows
+# (cpython#75723 is the lib64 -> lib case of the same; 3.15's rewritten site
+# runs them once): the second call must neither install again nor repeat a warning.
+_attempted = False
+
+# The route by which the module type was patched here without install(), by
+# _activate() or the runner (_start_native_engine), for the installation state
+# (_state) to take over when the API is first used: importing _install,
+# _engines and _native_engine cost 6 % of `python -c pass`, and the native
+# engine needs none of them to start.  Handed over once (_claim_start_up_patch).
+_patched_by: "str | None" = None
+
+
+# Comments rather than docstrings below: every byte of this module's bytecode
+# costs every process that sets $PEP726HOOK, and every library's import.
+
+
+# Install the hook when $PEP726HOOK is on (1, true, yes, on).  The engine comes
+# from $PEP726HOOK_ENGINE, and $PEP726HOOK_FAST_GETATTR on turns the
+# fast-getattr switch on too (install() then, never the native engine alone:
+# the switch needs the finder).  Safe to call any number of times.  An unknown
+# $PEP726HOOK value, a wrong engine name, an engine that cannot run here or a
+# bad $PEP726HOOK_FAST_GETATTR costs one line on stderr (never a warning,
+# which -W error would turn into a failed start-up); the process starts
+# without the hook.
+def _activate() -> None:
+    global _attempted
+    if _attempted:
+        return
+    environ = _os.environ
+    value = environ.get(_ACTIVATION_VARIABLE)
+    wanted = _switch_spelling(value)
+    if wanted is False:
+        return
+    _attempted = True
+    if wanted is None:
+        _sys.stderr.write(
+            f"pep726hook: hook not activated: ${_ACTIVATION_VARIABLE}={value!r} is not "
+            f"one of {', '.join(_ON_VALUES)} (on) or {', '.join(_OFF_VALUES[1:])} (off)\n"
+        )
+        return
+    try:
+        if not (
+            _names_the_native_engine(environ.get(_ENGINE_VARIABLE, ""))
+            and _fast_getattr_is_off(environ.get(_FAST_GETATTR_VARIABLE))
+            and _start_native_engine_alone(_START_UP_ROUTE)
+        ):
+            # Loaded as the public names are (_load): install() and the
+            # engines import this package, which loads them only once it is
+            # complete.
+            _load("_install", "install")(None)
+            _load("_install", "record_route")(_START_UP_ROUTE)
+    except Exception as error:  # start-up must go on whatever happened
+        _sys.stderr.write(f"pep726hook: hook not activated at start-up: {error}\n")
+
+
+# Whether a $PEP726HOOK_FAST_GETATTR value leaves the switch off; any other
+# value, a bad one included, is install()'s: the switch needs its finder, and
+# it reports a bad value.
+def _fast_getattr_is_off(value: "str | None") -> bool:
+    return value is None or value.strip().lower() in _OFF_VALUES
+
+
+# Whether an engine value (option or variable) lets the native engine start alone.
+def _names_the_native_engine(value: str) -> bool:
+    return value.strip().lower() in ("", "auto", "native")
+
+
+# Have the native engine serve the process, as install(requested) would; say
+# whether it does.  For the runner, which then starts its program without
+# importing install() and the engines (about 10 % of `python -c pass`).
+# *requested* is a validated engine name; anything but auto or native, and
+# any case _start_native_engine_alone leaves to install(), returns False.  A
+# patch that start-up made and nothing took over yet is kept, under *route*
+# from now on, as install() keeps an active engine that auto or its own name
+# asks for.
+def _start_native_engine(route: str, requested: str) -> bool:
+    global _patched_by
+    if not _names_the_native_engine(requested):
+        return False
+    if _patched_by is not None:
+        _patched_by = route
+        return True
+    return _start_native_engine_alone(route)
+
+
+# Patch the module type the way install() would, without importing it.  Only
+# where install() would pick the native engine and do nothing more: the
+# extension built, the main interpreter, nothing patched or installed yet.
+# Anything else (and every error message) is left to install().  *route* says
+# what turned the hook on.
+def _start_native_engine_alone(route: str) -> bool:
+    global _patched_by
+    if __name__ + "._state" in _sys.modules:
+        return False  # a sitecustomize or an earlier .pth got there first
+    try:
+        # Not built for PyPy and free-threaded builds (setup.py): the search
+        # then fails in a package directory the import system has listed already.
+        from ._native import install, state, upgrade_type
+    except ImportError:
+        return False
+    found = state()
+    if not found["main"] or found["patched"]:
+        return False
+    install()
+    _patched_by = route
+    main = _sys.modules.get("__main__")
+    if issubclass(type(main), type(_sys)):
+        # What install() does for __main__ (_install._main_to_upgrade, by the
+        # real type); a class refusing it keeps its class there too.
+        try:  # noqa: SIM105 (contextlib is not imported at start-up)
+            upgrade_type(type(main))
+        except TypeError:
+            pass
+    return True
+
+
+# Hand the module-type patch made here over, once; return its route.  None
+# when nothing was patched here or the patch was claimed already: a copy of
+# the installation state imported again after uninstall() must not take over
+# a patch that is gone.
+def _claim_start_up_patch() -> "str | None":
+    global _patched_by
+    route, _patched_by = _patched_by, None
+    return route
 
 
 # Each public name and the private module that defines it, imported on the
@@ -194,6 +340,18 @@ def _after_fork_in_child() -> None:
     _import_lock = _RLock()
 
 
+def _load(source: str, name: str) -> "Any":
+    """Return *name* of the package's module *source* (``"_install"``), importing it if needed.
+
+    Under the package's import lock, which a fork waits for (see above).
+    """
+    # Not importlib.import_module: importing importlib would be the first
+    # standard-library .py import of many processes.
+    _register_fork_handlers()
+    with _import_lock:
+        return getattr(__import__(source, globals(), None, [name], 1), name)
+
+
 if TYPE_CHECKING:
     from ._deprecations._api import DeprecatedValue, deprecate_attribute, deprecated
     from ._enable import enable
@@ -214,11 +372,7 @@ else:
         source = _SOURCES.get(name)
         if source is None:
             raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-        # Not importlib.import_module: importing importlib would be the
-        # first standard-library .py import of many processes.
-        _register_fork_handlers()
-        with _import_lock:
-            value = getattr(__import__(source, globals(), None, [name], 1), name)
+        value = _load(source, name)
         globals()[name] = value
         return value
 

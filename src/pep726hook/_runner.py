@@ -18,7 +18,7 @@ before its first line runs, so it imports only what the target needs: runpy
 for a module, a directory or a zip file, the file reader's rules
 (:mod:`._runner_source`) for a script, nothing for ``-c`` code (but
 :mod:`linecache` on CPython 3.13+, as python itself).  The native engine
-starts as ``PEP726HOOK=1`` starts it (:mod:`._bootstrap`), without
+starts as ``PEP726HOOK=1`` starts it (the package's ``__init__``), without
 ``install()`` and the engines, which are imported only for the class engine,
 a program that binds a hook, or an engine that cannot start that way.  This
 module has no ``from __future__`` import: ``exec()`` of ``-c`` code inherits
@@ -31,7 +31,8 @@ import sys
 from . import _ACTIVATION_VARIABLE as ACTIVATION_VARIABLE
 from . import _ENGINE_VARIABLE as ENGINE_VARIABLE
 from . import _FAST_GETATTR_VARIABLE as FAST_GETATTR_VARIABLE
-from ._bootstrap import fast_getattr_is_off, start_native_engine
+from . import _fast_getattr_is_off as fast_getattr_is_off
+from . import _start_native_engine as start_native_engine
 from ._compat import (
     COMMAND_HONOURS_CODING_DECLARATION,
     COMMAND_SOURCE_IN_LINECACHE,

@@ -45,7 +45,7 @@ walks the list by index while other threads import, and a finder inserted or
 removed under a walk makes it skip the next finder, ``PathFinder`` included.
 
 Start-up with the native engine does not import this module
-(``_bootstrap`` patches the module type alone); the first use of the API does,
+(the package's ``__init__`` patches the module type alone); the first use of the API does,
 and takes that patch over as the installation.
 """
 
@@ -168,16 +168,16 @@ _register_at_fork(0, _acquire_before_fork, _release_after_fork_in_parent, _renew
 
 
 def _adopt_start_up_patch() -> None:
-    # The .pth line's bootstrap, and the runner through it, patch the module
+    # The .pth line's activation, and the runner through it, patch the module
     # type without importing this module (they import only what the native
     # engine needs): that patch is the installation, and the route comes with
-    # it.  The bootstrap hands it over once, so that a
-    # copy of this module imported again after uninstall() does not adopt a
-    # patch that is gone.  Looked up, not imported: the bootstrap is the
-    # activation layer above this one.
+    # it.  The package hands it over once, so that a copy of this module
+    # imported again after uninstall() does not adopt a patch that is gone.
+    # Looked up, not imported: a copy of the package whose __init__ has no
+    # activation never patched anything.
     global active_engine, route
-    bootstrap = sys.modules.get(__name__.rpartition(".")[0] + "._bootstrap")
-    claim = getattr(bootstrap, "claim_start_up_patch", None)
+    package = sys.modules.get(__name__.rpartition(".")[0])
+    claim = getattr(package, "_claim_start_up_patch", None)
     start_up_route = claim() if claim is not None else None
     if start_up_route is None:
         return

@@ -39,11 +39,13 @@ from ._entries import (
     DeprecatedValue,
     Deprecation,
     check_name,
+    converted,
     deprecations_of,
     end_deprecation,
     ids_with_tables,
     is_dunder,
     markers_in,
+    may_hold_markers,
     table_for,
 )
 from ._entries import namespace as namespace_of_module
@@ -94,6 +96,8 @@ def enable_if_marked(module: ModuleType) -> None:
     it at the end of each import (registered below); no import starts from
     here (the end of an ``exec_module``).
     """
+    if not may_hold_markers():
+        return
     names = [
         name
         for name, value in list(namespace_of_module(module).items())
@@ -159,6 +163,7 @@ def deprecate(module: ModuleType, entries: "Table") -> None:
                 give_private_builtins(module)
             # Not ready while a body of the module runs, in any thread, or
             # while frames the move cannot reach may wait (after gc.freeze()).
+            # Asked once: nothing below lets the import end (a walk of the frames).
             ready = movable and move_ready(module)
             if ready:
                 work = None
@@ -182,7 +187,7 @@ def deprecate(module: ModuleType, entries: "Table") -> None:
                     current = namespace.get(name)
                     if type(current) is DeprecatedValue:
                         # Only the marker itself: a store may replace it meanwhile.
-                        namespace[name] = current.value
+                        namespace[name] = converted(current)
                 del namespace  # the move counts the references to it
                 if ready:
                     move_now(module, entries)
@@ -228,11 +233,15 @@ def convert_pending_markers(module: ModuleType) -> None:
     """
     if not is_opted_in(module):
         return
-    markers = [
-        (name, value)
-        for name, value in list(namespace_of_module(module).items())
-        if type(value) is DeprecatedValue and not is_dunder(name)
-    ]
+    markers = (
+        []
+        if not may_hold_markers()
+        else [
+            (name, value)
+            for name, value in list(namespace_of_module(module).items())
+            if type(value) is DeprecatedValue and not is_dunder(name)
+        ]
+    )
     if markers:
         deprecate(
             module,

@@ -44,6 +44,7 @@ class DeprecatedValue:
         self.message = message
         self.category = category
         self.warn = warn
+        _unconverted[id(self)] = None
 
     def __repr__(self) -> str:
         return (
@@ -54,6 +55,26 @@ class DeprecatedValue:
 
 # Documented as pep726hook.DeprecatedValue.
 DeprecatedValue.__module__ = __name__.split(".")[0]
+
+# The ids of the markers made and not yet converted into a deprecation
+# (converted(), at the first conversion of each).  While it is empty no
+# namespace holds a marker, so markers_in() scans none: a library declaring
+# a thousand names with deprecate_attribute() pays for no scan of its
+# namespace per call.  A dict's single insertions and removals are atomic,
+# also on free-threaded builds.  A marker that dies unconverted (never
+# assigned) leaves its id, which only costs later calls their scan.
+_unconverted: "dict[int, None]" = {}
+
+
+def may_hold_markers() -> bool:
+    """Tell whether some namespace may hold a marker waiting for its conversion."""
+    return bool(_unconverted)
+
+
+def converted(marker: DeprecatedValue) -> object:
+    """Note that *marker* became a deprecation (its value is back in the namespace); return the value."""
+    _unconverted.pop(id(marker), None)
+    return marker.value
 
 
 class Deprecation:
@@ -183,7 +204,11 @@ def markers_in(module: ModuleType) -> "list[tuple[str, DeprecatedValue]]":
     """Return the ``deprecated()`` markers in *module*'s namespace, checking their names.
 
     Raises ValueError, before anything changes, for a marker under a dunder name.
+    Scans nothing while no marker made in the process is waiting for its
+    conversion (a marker under a dunder name, refused, keeps waiting).
     """
+    if not _unconverted:
+        return []
     found = [
         (name, value)
         for name, value in list(namespace(module).items())

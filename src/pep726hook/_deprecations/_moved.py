@@ -15,7 +15,7 @@ import sys
 from .. import _state
 from .._composition import set_class_bypassing_hooks
 from ._classes import give_pending_markers_class, lasting_type
-from ._entries import DeprecatedValue, Deprecation, deprecations_of
+from ._entries import DeprecatedValue, Deprecation, converted, deprecations_of
 from ._entries import namespace as _namespace
 
 TYPE_CHECKING = False
@@ -50,6 +50,17 @@ def _native() -> "Any":
     return sys.modules[_NATIVE_MODULE]
 
 
+# Whether this interpreter is the main one, asked of the extension once (each
+# interpreter has its own copy of this module); every declaration asks.
+_main: "list[bool]" = []
+
+
+def _in_main_interpreter() -> bool:
+    if not _main:
+        _main.append(bool(_native().state()["main"]))
+    return _main[0]
+
+
 def _interpreter_builtins() -> "dict[str, Any]":
     import builtins
 
@@ -67,7 +78,7 @@ def can_move(module: ModuleType, engine: "Any") -> bool:
     """
     if engine.name != "native" or lasting_type(module) is not ModuleType:
         return False
-    if not _native().state()["main"]:
+    if not _in_main_interpreter():
         # The descriptors live in the main interpreter's ModuleType dict.
         return False
     found = _privates.get(id(module))
@@ -290,7 +301,7 @@ def _move(module: ModuleType, names: "Iterable[str] | None" = None) -> bool:
     for name in names:
         if name in namespace:
             value = namespace[name]
-            private[name] = value.value if type(value) is DeprecatedValue else value
+            private[name] = converted(value) if type(value) is DeprecatedValue else value
             del namespace[name]
     moved[0] = True
     if "__dir__" not in namespace:
