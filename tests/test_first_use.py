@@ -119,8 +119,10 @@ def test_a_first_deprecation_imports_no_warnings_and_no_engine_chooser(
     if engine == "native":
         assert ours >= NATIVE_OPT_IN
         assert not ours & NATIVE_NEVER
-    # Nothing of the standard library either.
-    assert added == ours
+    # Nothing of the standard library either, but the collector's module,
+    # which is compiled into the interpreter (its import runs no Python
+    # code): the move asks it whether gc.freeze() hid objects from the pass.
+    assert added - ours <= {"gc"}
 
 
 # -- the scan of markers --------------------------------------------------------------------
