@@ -32,9 +32,16 @@ QUOTED = {
         "PYPI.md",
         "docs/library-authors.md",
         "docs/deprecation.md",
+        "docs/migrating-deprecations.md",
         "docs/benchmarks.md",
     ),
-    f"0.67{DASH}0.76": ("README.md", "PYPI.md", "docs/library-authors.md", "docs/deprecation.md"),
+    f"0.67{DASH}0.76": (
+        "README.md",
+        "PYPI.md",
+        "docs/library-authors.md",
+        "docs/deprecation.md",
+        "docs/migrating-deprecations.md",
+    ),
 }
 
 
