@@ -101,3 +101,57 @@ def test_the_deprecation_page_quotes_the_deprecated_read_ranges_of_the_benchmark
     assert (
         f"and {min(wrapper):.2f}{DASH}{max(wrapper):.2f} of a cryptography-style wrapper's" in text
     )
+
+
+def proxy_tables() -> dict[tuple[str, str], list[float]]:
+    """(read, row) -> its multiples, from benchmarks.md's "A deprecating module against the proxies"."""
+    page = read("docs/benchmarks.md")
+    found = {}
+    for read_name, section in (
+        ("m.x", "### `m.x`: the deprecating module's other name"),
+        ("m.Old", "### `m.Old`: the deprecated name"),
+    ):
+        for row in (
+            "Twisted's `_ModuleProxy`",
+            "Twisted's helper converted",
+            "cryptography's `_ModuleWithDeprecations`",
+            "cryptography's helper converted",
+            "zope.deprecation's `DeprecationProxy`",
+            "zope.deprecation's helper converted",
+        ):
+            found[read_name, row] = numbers(table_row(page, section, row))
+    return found
+
+
+def close(quoted: float, measured: float) -> bool:
+    """Whether *quoted* is *measured* to the three significant figures it is written with."""
+    digits = len(f"{measured:.0f}") if measured >= 1 else 0
+    return abs(quoted - measured) <= 0.51 * 10.0 ** (digits - 3)
+
+
+def test_the_migration_pages_read_costs_are_the_benchmark_tables() -> None:
+    tables = proxy_tables()
+    libraries = {
+        "Twisted": "Twisted",
+        "cryptography": "cryptography",
+        "zope.deprecation": "zope.deprecation",
+    }
+    proxies = {
+        "Twisted": "Twisted's `_ModuleProxy`",
+        "cryptography": "cryptography's `_ModuleWithDeprecations`",
+        "zope.deprecation": "zope.deprecation's `DeprecationProxy`",
+    }
+    page = read("docs/migrating-deprecations.md")
+    rows = 0
+    for line in page.splitlines():
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if len(cells) < 3 or cells[0] not in libraries or "proxy → pep726hook" not in cells[1]:
+            continue
+        read_name = cells[1].split("`")[1]
+        proxy = tables[read_name, proxies[cells[0]]]
+        converted = tables[read_name, f"{libraries[cells[0]]}'s helper converted"]
+        for cell, before, after in zip(cells[2:], proxy, converted):
+            quoted_before, quoted_after = (float(x.strip().rstrip("x")) for x in cell.split("→"))
+            assert close(quoted_before, before) and close(quoted_after, after), (line, cell)
+        rows += 1
+    assert rows == 6
