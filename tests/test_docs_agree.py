@@ -27,7 +27,7 @@ QUOTED = {
     "+1.4% on 3.12.1 and +2.1% on 3.14.10": ("README.md", "PYPI.md"),
     "`import numpy` +1.9% and\n+2.7%": ("README.md", "PYPI.md"),
     # Another module's miss of a deprecated name (bench_deprecation.py --case other-miss).
-    f"2.4{DASH}2.8": (
+    f"2.1{DASH}2.8": (
         "README.md",
         "PYPI.md",
         "docs/library-authors.md",
