@@ -36,6 +36,7 @@ QUOTED = {
         "docs/library-authors.md",
         "docs/deprecation.md",
         "docs/migrating-deprecations.md",
+        "docs/native-engine.md",
         "docs/benchmarks.md",
     ),
     f"0.67{DASH}0.76": (
