@@ -52,6 +52,14 @@ is served through the module by the C descriptor that pep726hook puts in
     of 15 imports each, in a process of about 30,000 extra tracked objects
     (``--objects``); the count of tracked objects is printed.
 
+(e) What a thousand deprecated names cost (case ``thousand``, wall clock):
+    1,000 ``deprecate_attribute()`` calls on one module (``one``) and on
+    1,000 modules made with ``types.ModuleType()`` (``many``), each form in a
+    fresh process, timed once; then, in callgrind instructions per operation
+    against a process without those calls (the native engine installed by an
+    ``enable()`` in both), a store on an unrelated module,
+    ``hasattr(other, "missing")`` and ``getattr(other, "x")``.
+
 The script uses the public ``pep726hook.enable()`` and
 ``pep726hook.deprecate_attribute()`` under the native engine.
 
@@ -59,6 +67,7 @@ The script uses the public ``pep726hook.enable()`` and
     python benchmarks/bench_deprecation.py --timeit          # nanoseconds instead
     python benchmarks/bench_deprecation.py --case other-miss [--timeit]   # (c) alone
     python benchmarks/bench_deprecation.py --case move [--objects 30000]   # (d)
+    python benchmarks/bench_deprecation.py --case thousand                  # (e)
     python benchmarks/bench_deprecation.py --json out.json
 
 Needs ``valgrind`` on PATH (not for ``--timeit``) and the package with its C
@@ -95,6 +104,7 @@ CONFIGS = (
 CASES = {
     "other-miss": ("miss-other-plain", "miss-other-deprecated"),
     "move": (),
+    "thousand": (),
 }
 
 MOVE_WORKER = r"""
@@ -304,6 +314,82 @@ def count_instructions(script: str, args: list[str], seed: str = "0") -> int:
     return int(match.group(1))
 
 
+THOUSAND_WORKER = r"""
+import os, sys, time, types
+
+os.environ["PEP726HOOK_ENGINE"] = "native"
+import pep726hook
+
+form, operation, loops = sys.argv[1], sys.argv[2], int(sys.argv[3])
+pep726hook.enable(types.ModuleType("bench_enabled"))  # the native engine, installed
+other = types.ModuleType("bench_other")
+other.x = 1
+kept = []
+start = time.perf_counter()
+if form == "one":
+    module = types.ModuleType("bench_one")
+    for i in range(1000):
+        setattr(module, f"name{i}", i)
+    kept.append(module)
+    for i in range(1000):
+        pep726hook.deprecate_attribute(module, f"name{i}", "going away")
+elif form == "many":
+    for i in range(1000):
+        module = types.ModuleType(f"bench_many{i}")
+        module.name = i
+        kept.append(module)
+        pep726hook.deprecate_attribute(module, "name", "going away")
+calls = time.perf_counter() - start
+
+
+def store(o, n):
+    for _ in range(n):
+        o.y = 1
+
+
+def miss(o, n):
+    for _ in range(n):
+        hasattr(o, "missing")
+
+
+def hit(o, n):
+    for _ in range(n):
+        getattr(o, "x")
+
+
+{"store": store, "hasattr miss": miss, "getattr hit": hit}[operation](other, loops)
+print(calls * 1e3)
+"""
+THOUSAND_OPERATIONS = ("store", "hasattr miss", "getattr hit")
+
+
+def thousand_times() -> dict[str, float]:
+    """Case ``thousand``: the calls' milliseconds, and each operation's instructions against none."""
+    values = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        script = os.path.join(tmp, "thousand.py")
+        with open(script, "w", encoding="utf-8") as file:
+            file.write(THOUSAND_WORKER)
+        for form in ("one", "many"):
+            timed_calls = subprocess.run(
+                [sys.executable, script, form, "store", "1"],
+                capture_output=True,
+                text=True,
+                check=True,
+            )
+            values[f"{form}: 1,000 deprecate_attribute() calls, ms"] = float(timed_calls.stdout)
+        for operation in THOUSAND_OPERATIONS:
+            per = {}
+            for form in ("none", "one", "many"):
+                short = count_instructions(script, [form, operation, str(SHORT)])
+                long = count_instructions(script, [form, operation, str(LONG)])
+                per[form] = (long - short) / (LONG - SHORT)
+            values[f"{operation} on another module, instructions"] = per["none"]
+            for form in ("one", "many"):
+                values[f"{form}: {operation}, after / before"] = per[form] / per["none"]
+    return values
+
+
 def per_read(script: str, config: str, warning_filter: str) -> float:
     """Return the instructions one read costs under *config*."""
     short = count_instructions(script, [config, str(SHORT), warning_filter])
@@ -358,6 +444,20 @@ def ratios(values: dict[str, float]) -> dict[str, float]:
     }
 
 
+def run_timed_case(case: str, objects: int, json_path: str | None) -> None:
+    """Cases ``move`` and ``thousand``: wall-clock figures, each printed as it is."""
+    version = sys.version.split()[0]
+    if case == "move":
+        values = {f"{k}, ms": v for k, v in move_times(objects).items()}
+    else:
+        values = thousand_times()
+    for label, value in values.items():
+        print(f"{version} {label}: {value:.3f}")
+    if json_path:
+        with open(json_path, "w", encoding="utf-8") as file:
+            json.dump({"python": version, "values": values}, file, indent=2)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--json", help="also write the results to this file")
@@ -368,14 +468,8 @@ def main() -> None:
     parser.add_argument("--case", choices=sorted(CASES), help="one named subset alone")
     parser.add_argument("--objects", type=int, default=30_000, help="--case move: ballast")
     args = parser.parse_args()
-    if args.case == "move":
-        version = sys.version.split()[0]
-        values = move_times(args.objects)
-        for label, milliseconds in values.items():
-            print(f"{version} {label}: {milliseconds:.3f} ms")
-        if args.json:
-            with open(args.json, "w", encoding="utf-8") as file:
-                json.dump({"python": version, "unit": "ms", "values": values}, file, indent=2)
+    if args.case in ("move", "thousand"):
+        run_timed_case(args.case, args.objects, args.json)
         return
     if args.case:
         chosen = CASES[args.case]
