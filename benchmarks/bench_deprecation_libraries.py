@@ -26,7 +26,9 @@ Reads, ten per loop, the module a local name (``LOAD_ATTR``):
   machinery runs, nothing is shown: comparable across the libraries);
 * ``miss``: ``hasattr(m, "missing")``;
 * ``other x``, ``other miss``: the same on another module, ``x = 1; Old =
-  New`` with nothing deprecated, imported after the deprecating one.
+  New`` with nothing deprecated, imported after the deprecating one
+  (``missing`` is a name nobody deprecates: another module's miss of a
+  deprecated name is ``bench_deprecation.py --case other-miss``).
 
 Each case is measured twice in one run: pyperf (median time per read, each
 case in worker processes of its own) and callgrind (instructions per read:
@@ -698,7 +700,10 @@ def markdown(results: list[dict[str, Any]]) -> str:
         "Reads, ten per loop, the module a local name: `x` (not deprecated), `Old`",
         '(warnings filter `"ignore"`: the warning machinery runs, nothing is shown), `miss`',
         '(`hasattr(m, "missing")`), and `other x`, `other miss`: the same on another,',
-        "plain module while this one deprecates. pyperf median time per read (each case in",
+        "plain module while this one deprecates (`missing` is a name nobody deprecates:",
+        "another module's miss of a deprecated name is `python benchmarks/bench_deprecation.py",
+        "--case other-miss`, in [its own section](#another-modules-miss-of-a-deprecated-name)).",
+        "pyperf median time per read (each case in",
         "worker processes of its own) and callgrind instructions per read (start-up",
         "cancelled out), side by side in one run; `x/plain`: the ratio to the same read",
         "of the plain module (for `Old`, its ordinary `Old`). Times come from a shared",

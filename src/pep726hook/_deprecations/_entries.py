@@ -52,6 +52,29 @@ class DeprecatedValue:
             "pep726hook.enable(__name__) in the module>"
         )
 
+    # Code that meets the marker itself uses it as the value it stands for:
+    # its module never called enable() (or had not yet).  A call or an
+    # attribute read would otherwise fail with Python's bare "'DeprecatedValue'
+    # object is not callable" or "has no attribute", which names neither
+    # pep726hook nor the fix.
+
+    def __call__(self, *args: object, **kwargs: object) -> "Any":
+        raise TypeError(_misuse(self, "called"))
+
+    def __getattr__(self, name: str) -> "Any":
+        # An AttributeError still, so that hasattr() and getattr(..., default)
+        # answer as they would for any object without the attribute.
+        raise AttributeError(_misuse(self, f"asked for its attribute {name!r}"))
+
+
+def _misuse(marker: DeprecatedValue, what: str) -> str:
+    return (
+        f"pep726hook.deprecated({marker.value!r}, ...) returned a marker, not the value, and "
+        f"the marker was {what}: the module that assigned it has not called "
+        "pep726hook.enable(__name__), which turns its deprecated() markers into "
+        "deprecations; call pep726hook.enable(__name__) in that module"
+    )
+
 
 # Documented as pep726hook.DeprecatedValue.
 DeprecatedValue.__module__ = __name__.split(".")[0]
