@@ -67,10 +67,11 @@ import run_all  # noqa: E402  (the interpreters, venvs and wheel of the other be
 ROOT = run_all.ROOT
 RAW = run_all.RAW
 WORK = os.path.join(RAW, "pyperformance")
-STATES = ("off", "lib", "on")
+STATES = ("off", "lib", "dep", "on")
 STATE_TITLES = {
     "off": "nothing on",
     "lib": "library called enable()",
+    "dep": "library called deprecate_attribute() once",
     "on": "PEP726HOOK=1",
 }
 # The marker function: CPython's C implementation of time.perf_counter.
@@ -91,6 +92,21 @@ def __setattr__(name, value):
 
 
 pep726hook.enable(__name__)
+'''
+
+DEPLIB = '''\
+"""A library that deprecates one of its names, as Twisted would."""
+
+import pep726hook
+
+
+class NewName:
+    pass
+
+
+OldName = NewName
+
+pep726hook.deprecate_attribute(__name__, "OldName", "OldName is deprecated; use NewName")
 '''
 
 
@@ -188,13 +204,16 @@ def state_dirs() -> dict[str, str]:
     dirs = {
         "off": os.path.join(WORK, "state-a"),
         "lib": os.path.join(WORK, "state-b"),
+        "dep": os.path.join(WORK, "state-c"),
         "on": os.path.join(WORK, "state-a"),
     }
+    imports = {"lib": "import optlib\n", "dep": "import deplib\n"}
     for state, directory in dirs.items():
         os.makedirs(directory, exist_ok=True)
-        text = PADDING + ("import optlib\n" if state == "lib" else "# nothing imported here\n")
+        text = PADDING + imports.get(state, "# nothing imported here\n")
         _write(os.path.join(directory, "sitecustomize.py"), text)
     _write(os.path.join(dirs["lib"], "optlib.py"), OPTLIB)
+    _write(os.path.join(dirs["dep"], "deplib.py"), DEPLIB)
     return dirs
 
 
@@ -218,10 +237,12 @@ def environment(interp: PPInterpreter, state: str, dirs: dict[str, str], pad: in
 CHECK = """\
 import sys, pep726hook
 state = sys.argv[1]
-lib = sys.modules.get("optlib")
+lib = sys.modules.get({"dep": "deplib"}.get(state, "optlib"))
+engine = "native" if "native" in pep726hook.available_engines() else "class"
 wanted = {
     "off": (False, None),
-    "lib": (False, "native" if "native" in pep726hook.available_engines() else "class"),
+    "lib": (False, engine),
+    "dep": (False, engine),
     "on": (True, None),
 }[state]
 got = (pep726hook.is_installed(), lib and pep726hook.engine(lib))
