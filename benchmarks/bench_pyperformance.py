@@ -325,6 +325,17 @@ def marker_works(interp: PPInterpreter) -> bool:
     return len(parts) == 3
 
 
+def first_use(interp: PPInterpreter, state: str, dirs: dict[str, str], pad: int = 0) -> int:
+    """Return the instructions of ``python -c pass`` in *state*: start-up with
+    the library's import, its ``enable()`` or ``deprecate_attribute()`` call
+    included.  A state's total minus ``off``'s, less this one's minus
+    ``off``'s, is what the state costs the rest of the worker ("beyond first
+    use")."""
+    env = environment(interp, state, dirs, pad)
+    what = f"{interp.key}-first-use-{state}" + (f"-pad{pad}" if pad else "")
+    return sum(_callgrind(interp, env, [interp.python, "-c", "pass"], what, dump=False))
+
+
 def count(
     interp: PPInterpreter,
     bench: Bench,
@@ -410,6 +421,18 @@ def summarise(result: dict[str, Any]) -> None:
             for state in STATES
         }
     result["ratios"] = ratios
+    start = result.get("first_use")
+    if start:
+        # Whole worker, less the start-up with the library's first use: what
+        # the state costs the rest of the process, as a fraction of off's total.
+        result["beyond"] = {
+            name: {
+                state: (per[state]["total"] - per["off"]["total"] - (start[state] - start["off"]))
+                / per["off"]["total"]
+                for state in STATES
+            }
+            for name, per in counts.items()
+        }
     result["geomean"] = {
         state: {
             part: geomean([r[state][part] for r in ratios.values()])
@@ -448,6 +471,10 @@ def run_interpreter(
         len("pyperformance-") : -len(".json")
     ].partition("-")[2]
     result["method"] = "marker" if marker else "difference"
+    result["first_use"] = {
+        state: sum(first_use(interp, state, dirs, pad) for pad in range(layouts)) // layouts
+        for state in STATES
+    }
     for bench in benches:
         per: dict[str, dict[str, int]] = {}
         runs: dict[str, list[dict[str, int]]] = {state: [] for state in STATES}
@@ -493,8 +520,47 @@ def _title(result: dict[str, Any]) -> str:
     return f"{result['label']} {run}" if run else str(result["label"])
 
 
+def _beyond(results: list[dict[str, Any]], names: list[str]) -> list[str]:
+    """Return the lines of the "beyond the first use" table (empty without it)."""
+    lines: list[str] = []
+    states = [s for s in STATES[1:] if all(s in r.get("first_use", {}) for r in results)]
+    beyond = [r for r in results if r.get("beyond")]
+    if beyond:
+        lines.append(
+            "Whole worker beyond the first use, (total - off's total - (start-up - off's"
+            " start-up)) / off's total, per cent, "
+            + " / ".join(states)
+            + f" (mean of {beyond[0].get('layouts', 1)} layout(s)):"
+        )
+        lines.append("")
+        lines.append("| benchmark | " + " | ".join(_title(r) for r in beyond) + " |")
+        lines.append("|---|" + "---|" * len(beyond))
+        for name in names:
+            cells = []
+            for r in beyond:
+                per = r["beyond"].get(name)
+                cells.append(" / ".join(f"{100 * per[s]:+.2f}" for s in states) if per else "n/a")
+            lines.append(f"| {name} | " + " | ".join(cells) + " |")
+        lines.append("")
+        lines.append(
+            "First use (`python -c pass` in the state minus in `off`), millions: "
+            + "; ".join(
+                f"{_title(r)} "
+                + ", ".join(
+                    f"{s} {(r['first_use'][s] - r['first_use']['off']) / 1e6:+.2f}" for s in states
+                )
+                for r in beyond
+            )
+        )
+        lines.append("")
+    return lines
+
+
 def render(results: list[dict[str, Any]]) -> str:
     """Return Markdown tables of *results* (one per interpreter, same label)."""
+    names = [n for n in (b.name for b in BENCHES) if any(n in r["ratios"] for r in results)]
+    if not all("on" in r["geomean"] and "lib" in r["geomean"] for r in results):
+        return "\n".join(_beyond(results, names)) + "\n"
     lines: list[str] = []
     lines.append(
         "| Python | benchmarks | geomean lib/off | max lib/off | geomean on/off | max on/off "
@@ -515,6 +581,7 @@ def render(results: list[dict[str, Any]]) -> str:
         )
     lines.append("")
     names = [n for n in (b.name for b in BENCHES) if any(n in r["ratios"] for r in results)]
+    lines += _beyond(results, names)
     header = "| benchmark | loops | " + " | ".join(_title(r) for r in results) + " |"
     lines.append(
         "Body instructions of `off` (millions) and body ratios lib/off, on/off per benchmark:"
@@ -560,6 +627,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--layouts", type=int, default=1, help="run each state at this many layouts (mean)"
     )
+    parser.add_argument("--states", help="comma-separated states, off first (default: all)")
     parser.add_argument("--label", default="", help="suffix of the JSON file, e.g. before")
     parser.add_argument("--keep", help="keep callgrind's files in this directory")
     parser.add_argument("--render", nargs="+", metavar="JSON", help="only print the tables")
@@ -576,6 +644,9 @@ def main(argv: list[str] | None = None) -> int:
             results.append(result)
         print(render(results), end="")
         return 0
+    if options.states:
+        global STATES
+        STATES = tuple(options.states.split(","))
     if options.benchmarks:
         wanted = options.benchmarks.split(",")
         benches = [b for b in BENCHES if b.name in wanted]

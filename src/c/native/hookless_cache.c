@@ -206,7 +206,90 @@ stop_hookless_cache(void)
     hookless_watcher = -1;
     hookless_interp = NULL;
 }
+#elif KEYS_VERSION_CACHE
+/* 3.11: no watcher, but the keys of a dict carry a version (dk_version)
+ * that CPython's specialising interpreter gives them when it caches a
+ * global or module attribute lookup, and resets to 0 whenever a key is
+ * added or removed: its own LOAD_GLOBAL_BUILTIN relies on that to know a
+ * name is still absent from a module's globals, which is what this cache
+ * needs to know of the hook keys.  Versions come from one counter and are
+ * never given twice (a copied dict's keys start at 0), so a version found
+ * without hook keys vouches for every dict that still has it: a store of an
+ * existing name keeps it, anything that adds a key (a finalizer run by the
+ * store included) drops it.  Reading it needs the head of the internal keys
+ * struct, checked below against the running interpreter; the version itself
+ * is only read, never assigned (the function that assigns one is not
+ * exported), so a namespace no specialised code reads is looked up on every
+ * store, as before.  Lookups in a dict whose keys are all exact str run no
+ * Python code, so only such dicts are remembered. */
+#define DICT_KEYS_UNICODE_3_11 1
+uint32_t hookless_versions[HOOKLESS_SLOTS];
+/* 1: the running interpreter's keys struct starts as keys_head_3_11 says. */
+static int keys_head_checked = 0;
+
+void
+remember_hookless(PyObject *dict)
+{
+    if (!keys_head_checked || !PyDict_CheckExact(dict) ||
+        ((PyDictObject *)dict)->ma_values != NULL) {
+        return;
+    }
+    PyDictKeysObject *keys = ((PyDictObject *)dict)->ma_keys;
+    keys_head_3_11 *head = (keys_head_3_11 *)keys;
+    uint32_t version = head->dk_version;
+    if (version == 0 || head->dk_kind != DICT_KEYS_UNICODE_3_11) {
+        return;
+    }
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
+    int has = PyDict_Contains(dict, setattr_key);
+    if (has == 0) {
+        has = PyDict_Contains(dict, delattr_key);
+    }
+    if (has == 0 && ((PyDictObject *)dict)->ma_keys == keys && head->dk_version == version) {
+        hookless_versions[hookless_slot(dict)] = version;
+    }
+    PyErr_Clear();
+    PyErr_Restore(type, value, tb);
+}
+
+/* Check keys_head_3_11 against a dict made here: one str key in the
+ * smallest table (8 slots of one byte: log2 sizes 3 and 3), all keys str,
+ * no version yet; a non-str key makes the keys general. */
+static int
+keys_head_matches(void)
+{
+    PyObject *dict = PyDict_New();
+    if (dict == NULL) {
+        return 0;
+    }
+    int ok = 0;
+    if (PyDict_SetItem(dict, setattr_key, Py_None) == 0) {
+        keys_head_3_11 *head = (keys_head_3_11 *)((PyDictObject *)dict)->ma_keys;
+        ok = head->dk_refcnt == 1 && head->dk_log2_size == 3 && head->dk_log2_index_bytes == 3 &&
+             head->dk_kind == DICT_KEYS_UNICODE_3_11 && head->dk_version == 0;
+        if (ok && PyDict_SetItem(dict, Py_None, Py_None) == 0) {
+            head = (keys_head_3_11 *)((PyDictObject *)dict)->ma_keys;
+            ok = head->dk_kind != DICT_KEYS_UNICODE_3_11 && head->dk_version == 0;
+        }
+    }
+    Py_DECREF(dict);
+    PyErr_Clear();
+    return ok;
+}
+
+/* install(): check the struct once.  Never raises. */
+void
+start_hookless_cache(void)
+{
+    if (!keys_head_checked) {
+        PyObject *type, *value, *tb;
+        PyErr_Fetch(&type, &value, &tb);
+        keys_head_checked = keys_head_matches();
+        PyErr_Restore(type, value, tb);
+    }
+}
 #else
 /* ISO C wants something in every translation unit. */
-typedef int hookless_cache_is_for_3_12_and_later;
+typedef int hookless_cache_is_for_3_11_and_later;
 #endif
