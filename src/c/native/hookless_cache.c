@@ -1,4 +1,4 @@
-/* The "no hook here" cache (3.12+).
+/* The "no hook here" cache (3.11+).
  *
  * Without a hook, a store costs the dictionary miss for '__setattr__' on top of
  * the store itself: about a fifth of a plain module store.  From 3.12 on a
@@ -24,7 +24,8 @@
  *
  * Before 3.12 nothing gives such a notice exactly: ma_version_tag changes with
  * our own store, and a finalizer of the value it replaces may add a hook in
- * between, so those versions look the hook up on every store. */
+ * between.  3.11 has the version of a dict's keys instead (second half of
+ * this file); 3.8-3.10 look the hook up on every store. */
 #include "native.h"
 
 #if HOOKLESS_CACHE
