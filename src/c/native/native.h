@@ -571,10 +571,16 @@ hookless_slot(PyObject *dict)
  * key: their version, which CPython resets to 0 whenever a key is added or
  * removed and otherwise never gives to two different key sets, is one a
  * lookup found without them. */
+static inline uint32_t
+keys_version(PyObject *dict)
+{
+    return ((keys_head_3_11 *)((PyDictObject *)dict)->ma_keys)->dk_version;
+}
+
 static inline int
 known_hookless(PyObject *dict)
 {
-    uint32_t version = ((keys_head_3_11 *)((PyDictObject *)dict)->ma_keys)->dk_version;
+    uint32_t version = keys_version(dict);
     return version != 0 && hookless_versions[hookless_slot(dict)] == version;
 }
 

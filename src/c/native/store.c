@@ -277,7 +277,9 @@ store_core(PyObject *self, PyObject *name, PyObject *value)
         return -1;
     }
 #  if KEYS_VERSION_CACHE
-    else {
+    else if (keys_version(dict) != 0) {
+        /* Inline: a namespace whose keys have no version (no specialised
+         * code reads it) pays no call. */
         remember_hookless(dict);
     }
 no_hook:
