@@ -298,6 +298,8 @@ def _callgrind(
             *env,
             "valgrind",
             "--tool=callgrind",
+            # Kept parts name their functions themselves, for callgrind_annotate.
+            *(["--compress-strings=no"] if _KEEP[0] else []),
             *([f"--dump-before={MARKER}"] if dump else []),
             f"--callgrind-out-file={interp.path(out)}",
             *argv,
