@@ -227,6 +227,7 @@ stop_hookless_cache(void)
 uint32_t hookless_versions[HOOKLESS_SLOTS];
 /* 1: the running interpreter's keys struct starts as keys_head_3_11 says. */
 static int keys_head_checked = 0;
+static int versions_atexit_registered = 0;
 
 void
 remember_hookless(PyObject *dict)
@@ -279,10 +280,28 @@ keys_head_matches(void)
     return ok;
 }
 
+/* After Py_FinalizeEx: a runtime initialised again in this process may
+ * count keys versions from the start again, so none of ours may outlive
+ * this one. */
+static void
+forget_hookless_versions(void)
+{
+    memset(hookless_versions, 0, sizeof(hookless_versions));
+    keys_head_checked = 0;
+    versions_atexit_registered = 0;
+}
+
 /* install(): check the struct once.  Never raises. */
 void
 start_hookless_cache(void)
 {
+    if (!versions_atexit_registered) {
+        if (Py_AtExit(forget_hookless_versions) < 0) {
+            /* Without it the table must stay empty. */
+            return;
+        }
+        versions_atexit_registered = 1;
+    }
     if (!keys_head_checked) {
         PyObject *type, *value, *tb;
         PyErr_Fetch(&type, &value, &tb);
