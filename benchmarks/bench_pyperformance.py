@@ -67,10 +67,11 @@ import run_all  # noqa: E402  (the interpreters, venvs and wheel of the other be
 ROOT = run_all.ROOT
 RAW = run_all.RAW
 WORK = os.path.join(RAW, "pyperformance")
-STATES = ("off", "lib", "on")
+STATES = ("off", "lib", "dep", "on")
 STATE_TITLES = {
     "off": "nothing on",
     "lib": "library called enable()",
+    "dep": "library called deprecate_attribute() once",
     "on": "PEP726HOOK=1",
 }
 # The marker function: CPython's C implementation of time.perf_counter.
@@ -91,6 +92,21 @@ def __setattr__(name, value):
 
 
 pep726hook.enable(__name__)
+'''
+
+DEPLIB = '''\
+"""A library that deprecates one of its names, as Twisted would."""
+
+import pep726hook
+
+
+class NewName:
+    pass
+
+
+OldName = NewName
+
+pep726hook.deprecate_attribute(__name__, "OldName", "OldName is deprecated; use NewName")
 '''
 
 
@@ -188,13 +204,16 @@ def state_dirs() -> dict[str, str]:
     dirs = {
         "off": os.path.join(WORK, "state-a"),
         "lib": os.path.join(WORK, "state-b"),
+        "dep": os.path.join(WORK, "state-c"),
         "on": os.path.join(WORK, "state-a"),
     }
+    imports = {"lib": "import optlib\n", "dep": "import deplib\n"}
     for state, directory in dirs.items():
         os.makedirs(directory, exist_ok=True)
-        text = PADDING + ("import optlib\n" if state == "lib" else "# nothing imported here\n")
+        text = PADDING + imports.get(state, "# nothing imported here\n")
         _write(os.path.join(directory, "sitecustomize.py"), text)
     _write(os.path.join(dirs["lib"], "optlib.py"), OPTLIB)
+    _write(os.path.join(dirs["dep"], "deplib.py"), DEPLIB)
     return dirs
 
 
@@ -218,10 +237,12 @@ def environment(interp: PPInterpreter, state: str, dirs: dict[str, str], pad: in
 CHECK = """\
 import sys, pep726hook
 state = sys.argv[1]
-lib = sys.modules.get("optlib")
+lib = sys.modules.get({"dep": "deplib"}.get(state, "optlib"))
+engine = "native" if "native" in pep726hook.available_engines() else "class"
 wanted = {
     "off": (False, None),
-    "lib": (False, "native" if "native" in pep726hook.available_engines() else "class"),
+    "lib": (False, engine),
+    "dep": (False, engine),
     "on": (True, None),
 }[state]
 got = (pep726hook.is_installed(), lib and pep726hook.engine(lib))
@@ -277,6 +298,8 @@ def _callgrind(
             *env,
             "valgrind",
             "--tool=callgrind",
+            # Kept parts name their functions themselves, for callgrind_annotate.
+            *(["--compress-strings=no"] if _KEEP[0] else []),
             *([f"--dump-before={MARKER}"] if dump else []),
             f"--callgrind-out-file={interp.path(out)}",
             *argv,
@@ -302,6 +325,17 @@ def marker_works(interp: PPInterpreter) -> bool:
     env = ["env", "-i", "PYTHONHASHSEED=0"]
     parts = _callgrind(interp, env, [interp.python, "-S", "-c", code], f"{interp.key}-probe")
     return len(parts) == 3
+
+
+def first_use(interp: PPInterpreter, state: str, dirs: dict[str, str], pad: int = 0) -> int:
+    """Return the instructions of ``python -c pass`` in *state*: start-up with
+    the library's import, its ``enable()`` or ``deprecate_attribute()`` call
+    included.  A state's total minus ``off``'s, less this one's minus
+    ``off``'s, is what the state costs the rest of the worker ("beyond first
+    use")."""
+    env = environment(interp, state, dirs, pad)
+    what = f"{interp.key}-first-use-{state}" + (f"-pad{pad}" if pad else "")
+    return sum(_callgrind(interp, env, [interp.python, "-c", "pass"], what, dump=False))
 
 
 def count(
@@ -389,6 +423,18 @@ def summarise(result: dict[str, Any]) -> None:
             for state in STATES
         }
     result["ratios"] = ratios
+    start = result.get("first_use")
+    if start:
+        # Whole worker, less the start-up with the library's first use: what
+        # the state costs the rest of the process, as a fraction of off's total.
+        result["beyond"] = {
+            name: {
+                state: (per[state]["total"] - per["off"]["total"] - (start[state] - start["off"]))
+                / per["off"]["total"]
+                for state in STATES
+            }
+            for name, per in counts.items()
+        }
     result["geomean"] = {
         state: {
             part: geomean([r[state][part] for r in ratios.values()])
@@ -427,6 +473,10 @@ def run_interpreter(
         len("pyperformance-") : -len(".json")
     ].partition("-")[2]
     result["method"] = "marker" if marker else "difference"
+    result["first_use"] = {
+        state: sum(first_use(interp, state, dirs, pad) for pad in range(layouts)) // layouts
+        for state in STATES
+    }
     for bench in benches:
         per: dict[str, dict[str, int]] = {}
         runs: dict[str, list[dict[str, int]]] = {state: [] for state in STATES}
@@ -472,8 +522,47 @@ def _title(result: dict[str, Any]) -> str:
     return f"{result['label']} {run}" if run else str(result["label"])
 
 
+def _beyond(results: list[dict[str, Any]], names: list[str]) -> list[str]:
+    """Return the lines of the "beyond the first use" table (empty without it)."""
+    lines: list[str] = []
+    states = [s for s in STATES[1:] if all(s in r.get("first_use", {}) for r in results)]
+    beyond = [r for r in results if r.get("beyond")]
+    if beyond:
+        lines.append(
+            "Whole worker beyond the first use, (total - off's total - (start-up - off's"
+            " start-up)) / off's total, per cent, "
+            + " / ".join(states)
+            + f" (mean of {beyond[0].get('layouts', 1)} layout(s)):"
+        )
+        lines.append("")
+        lines.append("| benchmark | " + " | ".join(_title(r) for r in beyond) + " |")
+        lines.append("|---|" + "---|" * len(beyond))
+        for name in names:
+            cells = []
+            for r in beyond:
+                per = r["beyond"].get(name)
+                cells.append(" / ".join(f"{100 * per[s]:+.2f}" for s in states) if per else "n/a")
+            lines.append(f"| {name} | " + " | ".join(cells) + " |")
+        lines.append("")
+        lines.append(
+            "First use (`python -c pass` in the state minus in `off`), millions: "
+            + "; ".join(
+                f"{_title(r)} "
+                + ", ".join(
+                    f"{s} {(r['first_use'][s] - r['first_use']['off']) / 1e6:+.2f}" for s in states
+                )
+                for r in beyond
+            )
+        )
+        lines.append("")
+    return lines
+
+
 def render(results: list[dict[str, Any]]) -> str:
     """Return Markdown tables of *results* (one per interpreter, same label)."""
+    names = [n for n in (b.name for b in BENCHES) if any(n in r["ratios"] for r in results)]
+    if not all("on" in r["geomean"] and "lib" in r["geomean"] for r in results):
+        return "\n".join(_beyond(results, names)) + "\n"
     lines: list[str] = []
     lines.append(
         "| Python | benchmarks | geomean lib/off | max lib/off | geomean on/off | max on/off "
@@ -494,6 +583,7 @@ def render(results: list[dict[str, Any]]) -> str:
         )
     lines.append("")
     names = [n for n in (b.name for b in BENCHES) if any(n in r["ratios"] for r in results)]
+    lines += _beyond(results, names)
     header = "| benchmark | loops | " + " | ".join(_title(r) for r in results) + " |"
     lines.append(
         "Body instructions of `off` (millions) and body ratios lib/off, on/off per benchmark:"
@@ -539,6 +629,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--layouts", type=int, default=1, help="run each state at this many layouts (mean)"
     )
+    parser.add_argument("--states", help="comma-separated states, off first (default: all)")
     parser.add_argument("--label", default="", help="suffix of the JSON file, e.g. before")
     parser.add_argument("--keep", help="keep callgrind's files in this directory")
     parser.add_argument("--render", nargs="+", metavar="JSON", help="only print the tables")
@@ -555,6 +646,9 @@ def main(argv: list[str] | None = None) -> int:
             results.append(result)
         print(render(results), end="")
         return 0
+    if options.states:
+        global STATES
+        STATES = tuple(options.states.split(","))
     if options.benchmarks:
         wanted = options.benchmarks.split(",")
         benches = [b for b in BENCHES if b.name in wanted]

@@ -12,6 +12,10 @@ the count.
 
 Configurations: ``plain`` (no pep726hook, a module without hooks),
 ``native`` (the native engine installed, a module without hooks),
+``plain-read`` and ``native-read`` (the same, the module's own code having
+read one of its globals often enough to be specialised, as most modules'
+code does: on 3.11 that gives the namespace's keys the version the native
+engine's hookless cache goes by),
 ``workaround-hook`` (PEP 726's "Existing Options" ``ModuleType`` subclass,
 a module with a hook), ``native-hook`` (native engine, same hook), and what a
 library's ``enable()`` leaves behind, the patch without process-wide
@@ -36,6 +40,8 @@ from _shared import WORKAROUND_SOURCE, per_iteration
 CONFIGS = (
     "plain",
     "native",
+    "plain-read",
+    "native-read",
     "workaround-hook",
     "native-hook",
     "optin-other",
@@ -56,6 +62,12 @@ if config.startswith("native"):
     pep726hook.install("native")
 module = (Workaround if config.startswith("workaround") else types.ModuleType)("target")
 exec(HOOKED if config.endswith("hook") else "x = 1\\n", module.__dict__)
+if config.endswith("-read"):
+    # The module's own code reads its globals, as most modules' does: on
+    # 3.11 the specialised read gives the namespace's keys a version.
+    exec("def _read():\\n    return x\\n", module.__dict__)
+    for _ in range(200):
+        module._read()
 if config.startswith("optin"):
     from pep726hook import _native
     _native.install(process_wide=False)
@@ -85,6 +97,8 @@ def main() -> None:
     counts = {config: per_store(config, args.hash_seed) for config in CONFIGS}
     ratios = {
         "hookless store, native / plain": counts["native"] / counts["plain"],
+        "hookless store, namespace its code reads, native / plain": counts["native-read"]
+        / counts["plain-read"],
         "hooked store, native / workaround": counts["native-hook"] / counts["workaround-hook"],
         "hookless store, opt-in only / plain": counts["optin-other"] / counts["plain"],
         "hooked store not opted in, opt-in only / plain": counts["optin-other-hook"]

@@ -32,6 +32,9 @@ pytestmark = pytest.mark.skipif(
 ModuleType = types.ModuleType
 SRC = str(Path(pep726hook.__file__).resolve().parent.parent)
 _MISSING = object()
+# Stores that find a namespace without hooks often enough for the native
+# engine to remember it (3.12+ watch a namespace after a few such stores).
+HOOKLESS_STORES = 20
 
 
 @pytest.fixture
@@ -810,131 +813,6 @@ def test_module_type_hook_methods_look_like_method_descriptors(native: None) -> 
     assert str(inspect.signature(ModuleType("plain").__setattr__)) == "(name, value, /)"
 
 
-# --- a hook appearing on a module that was stored on without one ---------------
-# From 3.12 the native engine remembers namespaces without hooks (a dict
-# watcher tells it when one may appear); every way of adding the key must be
-# seen on the very next store.
-
-
-def _add_directly(ns: dict[str, Any], key: str, hook: object) -> None:
-    ns[key] = hook
-
-
-def _add_by_exec_def(ns: dict[str, Any], key: str, hook: object) -> None:
-    ns["_new_hook"] = hook
-    params = "n, v" if key == "__setattr__" else "n"
-    exec(f"def {key}({params}):\n    _new_hook({params})\n", ns)
-
-
-def _add_through_globals(ns: dict[str, Any], key: str, hook: object) -> None:
-    exec(f"def _add(h):\n    globals()[{key!r}] = h\n", ns)
-    ns["_add"](hook)
-
-
-def _add_by_global_statement(ns: dict[str, Any], key: str, hook: object) -> None:
-    exec(f"def _add(h):\n    global {key}\n    {key} = h\n", ns)
-    ns["_add"](hook)
-
-
-def _add_by_update(ns: dict[str, Any], key: str, hook: object) -> None:
-    ns.update({key: hook})
-
-
-def _add_by_setdefault(ns: dict[str, Any], key: str, hook: object) -> None:
-    ns.setdefault(key, hook)
-
-
-def _add_with_an_equal_uninterned_key(ns: dict[str, Any], key: str, hook: object) -> None:
-    ns["".join([key[:5], key[5:]])] = hook
-
-
-class _Str(str):
-    pass
-
-
-def _add_with_a_str_subclass_key(ns: dict[str, Any], key: str, hook: object) -> None:
-    ns[_Str(key)] = hook
-
-
-def _add_by_cloning_a_dict(ns: dict[str, Any], key: str, hook: object) -> None:
-    source = dict(ns)
-    source[key] = hook
-    ns.clear()
-    ns.update(source)
-
-
-def _add_in_the_module_body(ns: dict[str, Any], key: str, hook: object) -> None:
-    ns["_new_hook"] = hook
-    params = "n, v" if key == "__setattr__" else "n"
-    exec(f"me.before = 0\ndef {key}({params}):\n    _new_hook({params})\n", ns)
-
-
-@pytest.mark.parametrize(
-    "add",
-    [
-        _add_directly,
-        _add_by_exec_def,
-        _add_through_globals,
-        _add_by_global_statement,
-        _add_by_update,
-        _add_by_setdefault,
-        _add_with_an_equal_uninterned_key,
-        _add_with_a_str_subclass_key,
-        _add_by_cloning_a_dict,
-        _add_in_the_module_body,
-    ],
-)
-@pytest.mark.parametrize("key", ["__setattr__", "__delattr__"])
-def test_a_hook_added_after_hookless_stores_is_called_on_the_next_one(
-    native: None, add: Callable[[dict[str, Any], str, object], None], key: str
-) -> None:
-    module = ModuleType("m")
-    ns = module.__dict__
-    ns["me"] = module
-    for i in range(5):
-        module.x = i
-        module.y = i
-        del module.y
-    calls: list[tuple[Any, ...]] = []
-    add(ns, key, lambda *args: calls.append(args))
-    module.x = "hooked?"
-    module.y = 1
-    if key == "__setattr__":
-        assert calls == [("x", "hooked?"), ("y", 1)]
-        assert module.x == 4
-    else:
-        del module.y
-        assert calls == [("y",)]
-        assert (module.x, module.y) == ("hooked?", 1)
-
-
-def test_a_new_module_where_a_hookless_one_was_freed_gets_its_hooks(native: None) -> None:
-    # The cache keys namespaces by address: a freed one must never vouch for
-    # a new dict allocated at the same place.
-    for i in range(300):
-        plain = ModuleType("plain")
-        plain.x = i
-        plain.x = i
-        del plain
-        log: list[Any] = []
-        module = hooked_module(log=log)
-        module.x = i
-        assert log == [("set", "x", i)]
-
-
-def test_hooks_are_seen_after_uninstall_and_reinstall() -> None:
-    module = ModuleType("m")
-    with pep726hook.install("native"):
-        module.x = 1
-    module.__dict__["__setattr__"] = None
-    module.x = 2
-    log: list[Any] = []
-    module.__dict__["__setattr__"] = lambda n, v: log.append(n)
-    with pep726hook.install("native"):
-        module.x = 3
-    assert log == ["x"]
-
-
 # --- the call guard around object.__setattr__ (3.8-3.12) -----------------------
 
 
@@ -1191,13 +1069,13 @@ def test_a_hook_added_to_an_opted_in_module_after_hookless_stores_is_called(
 ) -> None:
     module = ModuleType("m")
     opt_in_only.opt_in(module)
-    for i in range(3):
+    for i in range(HOOKLESS_STORES):
         module.x = i
     log: list[Any] = []
     module.__dict__["__setattr__"] = lambda n, v: log.append((n, v))
     module.x = 10
     assert log == [("x", 10)]
-    assert module.__dict__["x"] == 2
+    assert module.__dict__["x"] == HOOKLESS_STORES - 1
 
 
 def test_an_opt_in_dies_with_its_module(opt_in_only: Any) -> None:

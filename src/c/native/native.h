@@ -66,6 +66,8 @@
  * CALL_GUARD           3.8-3.12: wrap the tp_call of wrapper_descriptor and
  *                      method-wrapper (call_guard.c).
  * HOOKLESS_CACHE       3.12+: dict watchers exist (hookless_cache.c).
+ * KEYS_VERSION_CACHE   3.11: the "no hook here" cache keyed by the version of
+ *                      a dict's keys instead (hookless_cache.c).
  * PATCH_TP_METHODS     3.12+: every new interpreter builds its own ModuleType
  *                      dict from the slots and tp_methods (patch.c).
  * PER_INTERPRETER_TYPE_DICT  3.12+: PyType_GetDict; tp_dict of a static
@@ -87,6 +89,11 @@
 #  define PATCH_TP_METHODS 0
 #  define PER_INTERPRETER_TYPE_DICT 0
 #  define MULTIPLE_INTERPRETERS_SLOT 0
+#endif
+#if PY_VERSION_HEX >= 0x030B0000 && PY_VERSION_HEX < 0x030C0000
+#  define KEYS_VERSION_CACHE 1
+#else
+#  define KEYS_VERSION_CACHE 0
 #endif
 /* 3.13 stopped setting Py_TPFLAGS_VALID_VERSION_TAG: a zero tag means
  * invalid there. */
@@ -550,6 +557,52 @@ known_hookless(PyObject *dict)
 NATIVE_INTERNAL void remember_hookless(PyObject *dict);
 NATIVE_INTERNAL void start_hookless_cache(void);
 NATIVE_INTERNAL void stop_hookless_cache(void);
+#elif KEYS_VERSION_CACHE
+#  define HOOKLESS_SLOTS 256
+/* The head of CPython 3.11's PyDictKeysObject (Include/internal/pycore_dict.h,
+ * the same in every 3.11 release); start_hookless_cache() checks it against
+ * the running interpreter before the cache is used. */
+typedef struct {
+    Py_ssize_t dk_refcnt;
+    uint8_t dk_log2_size;
+    uint8_t dk_log2_index_bytes;
+    uint8_t dk_kind;
+    uint32_t dk_version;
+} keys_head_3_11;
+/* Per slot (by the dict's address), a keys version known to hold neither
+ * hook key; 0 for none.  Stays 0 everywhere if the check failed. */
+NATIVE_INTERNAL extern uint32_t hookless_versions[HOOKLESS_SLOTS];
+
+static inline size_t
+hookless_slot(PyObject *dict)
+{
+    uintptr_t address = (uintptr_t)dict;
+    return (size_t)((address >> 4) ^ (address >> 12)) & (HOOKLESS_SLOTS - 1);
+}
+
+/* Whether the keys of *dict*, an exact dict, are known to hold neither hook
+ * key: their version, which CPython resets to 0 whenever a key is added or
+ * removed and otherwise never gives to two different key sets, is one a
+ * lookup found without them. */
+static inline uint32_t
+keys_version(PyObject *dict)
+{
+    return ((keys_head_3_11 *)((PyDictObject *)dict)->ma_keys)->dk_version;
+}
+
+static inline int
+known_hookless(PyObject *dict)
+{
+    uint32_t version = keys_version(dict);
+    return version != 0 && hookless_versions[hookless_slot(dict)] == version;
+}
+
+NATIVE_INTERNAL void remember_hookless(PyObject *dict);
+NATIVE_INTERNAL void start_hookless_cache(void);
+static inline void
+stop_hookless_cache(void)
+{
+}
 #else
 static inline void
 start_hookless_cache(void)

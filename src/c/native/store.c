@@ -185,7 +185,7 @@ hooked_setattro_general(PyObject *self, PyObject *name, PyObject *value)
 {
     PyObject *dict = PyModule_Check(self) ? PyModule_GetDict(self) : NULL;
     if (dict != NULL && PyDict_Check(dict)) {
-#if HOOKLESS_CACHE
+#if HOOKLESS_CACHE || KEYS_VERSION_CACHE
         if (known_hookless(dict)) {
             goto no_hook;
         }
@@ -208,7 +208,7 @@ hooked_setattro_general(PyObject *self, PyObject *name, PyObject *value)
         else if (PyErr_Occurred()) {
             return -1;
         }
-#if HOOKLESS_CACHE
+#if HOOKLESS_CACHE || KEYS_VERSION_CACHE
         else {
             remember_hookless(dict);
         }
@@ -255,6 +255,11 @@ store_core(PyObject *self, PyObject *name, PyObject *value)
         return hooked_setattro_general(self, name, value);
     }
 #else
+#  if KEYS_VERSION_CACHE
+    if (known_hookless(dict)) {
+        goto no_hook;
+    }
+#  endif
     /* The hash of the interned key, computed when it was interned; no
      * PyDict_GetItemWithError() wrapper around the same lookup. */
     Py_hash_t hash = ((PyASCIIObject *)setattr_key)->hash;
@@ -271,6 +276,14 @@ store_core(PyObject *self, PyObject *name, PyObject *value)
     else if (PyErr_Occurred()) {
         return -1;
     }
+#  if KEYS_VERSION_CACHE
+    else if (keys_version(dict) != 0) {
+        /* Inline: a namespace whose keys have no version (no specialised
+         * code reads it) pays no call. */
+        remember_hookless(dict);
+    }
+no_hook:
+#  endif
 #endif
     if (!is_dunder_name(name) && plain_store_is_dict_store()) {
         /* See hooked_setattro_general(): exactly a dict store here. */
