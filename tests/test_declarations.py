@@ -252,7 +252,7 @@ pep726hook.lazy_attribute(__name__, "late", factory=lambda: "late")
     assert package.late == "late"
     with pytest.raises(AttributeError, match="own miss nothing"):
         package.nothing  # noqa: B018
-    assert vars(package)["__getattr__"].__module__ == "ownpkg"
+    assert package.__getattr__.__module__ == "ownpkg"
 
 
 def test_dir_lists_lazy_names_and_not_removed_ones(route: str, load: Callable[..., Any]) -> None:
