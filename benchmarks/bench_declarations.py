@@ -71,8 +71,9 @@ if declares:
     dep.Old = 1
     sys.modules["dep"] = dep
     pep726hook.deprecate_attribute(dep, "Old", "Old is deprecated")
-    pep726hook.lazy_attribute(m, "lazy", factory=object)
-    pep726hook.removed_attribute(m, "gone", "gone was removed")
+    if hasattr(pep726hook, "lazy_attribute"):  # (a release before them: the deprecation alone)
+        pep726hook.lazy_attribute(m, "lazy", factory=object)
+        pep726hook.removed_attribute(m, "gone", "gone was removed")
     assert type(m) is types.ModuleType, type(m)
 body = "".join("        " + statement + "\\n" for _ in range({per_loop}))
 source = "def run(loops, m, o):\\n    for _ in range(loops):\\n" + body
