@@ -448,3 +448,14 @@ def test_another_modules_miss_error_that_escapes_is_never_reused(route: str) -> 
         assert first.value.__traceback__ is traceback
     finally:
         del sys.modules["declaring_for_misses"]
+
+
+def test_deprecating_a_lazy_name_keeps_its_submodule(route: str, load: Callable[..., Any]) -> None:
+    package = load()
+    pep726hook.deprecate_attribute(package, "sub", "declpkg.sub is deprecated")
+    assert "declpkg.sub" not in sys.modules
+    with pytest.warns(DeprecationWarning, match="declpkg.sub is deprecated"):
+        sub = package.sub
+    assert sub is sys.modules["declpkg.sub"]
+    with pytest.raises(ValueError, match="already has a value"):
+        pep726hook.lazy_attribute(package, "sub")
