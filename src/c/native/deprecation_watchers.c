@@ -24,7 +24,7 @@ mirror_builtin(PyObject *key, PyObject *value)
         }
         Py_INCREF(record);
         PyObject *private_builtins = PyTuple_GET_ITEM(record, 0);
-        int deprecated = PyDict_Contains(PyTuple_GET_ITEM(record, 1), key);
+        int deprecated = has_moved_value(PyTuple_GET_ITEM(record, 1), key);
         if (deprecated == 0) {
             if (value != NULL) {
                 deprecated = PyDict_SetItem(private_builtins, key, value);
@@ -143,7 +143,7 @@ move_rebound_name(rebound_name *note)
     else if (current == note->value) {
         /* The name is an exact str and the entries' keys are too: this runs
          * no Python code. */
-        int deprecated = PyDict_Contains(PyTuple_GET_ITEM(record, 1), note->name);
+        int deprecated = has_moved_value(PyTuple_GET_ITEM(record, 1), note->name);
         if (deprecated < 0) {
             result = -1;
         }
@@ -272,7 +272,7 @@ namespace_watch_callback(PyDict_WatchEvent event, PyObject *dict, PyObject *key,
      * way (its own putting back of the name is noted too, and then finds
      * the name moved back or no longer deprecated): the store may be of
      * another name, and this one must not stay in the namespace. */
-    int deprecated = PyDict_Contains(PyTuple_GET_ITEM(entry->value, 1), key);
+    int deprecated = has_moved_value(PyTuple_GET_ITEM(entry->value, 1), key);
     if (deprecated == 1 && (rebound_count < rebound_capacity || grow_notes())) {
         rebound_name *note = &rebound_notes[rebound_count++];
         note->namespace = Py_NewRef(dict);
