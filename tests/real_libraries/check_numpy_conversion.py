@@ -1,0 +1,249 @@
+"""What numpy's module attributes do, observed, so that a converted numpy can be compared with numpy.
+
+    python check_numpy_conversion.py observe OUT.json
+    python check_numpy_conversion.py compare PLAIN.json OTHER.json [--converted]
+
+``observe`` (run by the interpreter whose numpy is observed) records, each
+part in a fresh process of its own:
+
+- every name numpy's ``__getattr__`` refuses (``__former_attrs__``,
+  ``__expired_attributes__``, ``__future_scalars__``, the names it compares
+  with and raises for) read four ways: ``np.name`` (the exception's type,
+  message, ``name`` and what a traceback prints, suggestions included),
+  ``hasattr``, ``getattr`` with a default, ``from numpy import name``; with
+  every warning each gives (category, message, and the file and line it is
+  attributed to: the reader's line in this file, for numpy's
+  ``FutureWarning``);
+- every submodule numpy's ``__getattr__`` imports, each first read in a
+  process of its own (what it is, whether it is bound afterwards, the
+  warnings of the import), and ``from numpy import <submodule>``;
+- ``dir(numpy)``, ``from numpy import *``, a miss of an unknown name, and
+  misses of numpy's removed names on another module (``os``);
+- whether numpy's namespace holds ``__getattr__`` and whether ``numpy`` is
+  an exact ``types.ModuleType``.
+
+``compare`` requires every observation to be equal, except, with
+``--converted``, the two that a conversion changes on purpose: the
+namespace no longer holds ``__getattr__`` (so ``dir(numpy)``, which lists
+the namespace, has that one name less; it is left out of the comparison of
+``dir``), and nothing else.  Exit status 1 and every difference printed
+otherwise.  Standard library only.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import traceback
+import types
+import warnings
+from typing import Any
+
+# Names numpy 2.x's __getattr__ compared with and refused, in some release;
+# those the installed numpy does not know read as plain misses in both runs.
+LITERAL_REFUSALS = ["array_api", "distutils", "chararray", "bytes", "no_such_name"]
+SUBMODULES = [
+    "linalg", "fft", "dtypes", "random", "polynomial", "ma", "ctypeslib", "exceptions",
+    "testing", "matlib", "f2py", "typing", "rec", "char", "core", "strings",
+]  # fmt: skip
+
+
+def _warnings_of(caught: list[warnings.WarningMessage]) -> list[list[Any]]:
+    return [
+        [w.category.__name__, str(w.message), os.path.basename(w.filename), w.lineno]
+        for w in caught
+    ]
+
+
+def _error_of(error: BaseException) -> dict[str, Any]:
+    return {
+        "type": type(error).__name__,
+        "message": str(error),
+        "name": getattr(error, "name", "<no name attribute>"),
+        "printed": traceback.format_exception_only(type(error), error),
+    }
+
+
+def _refused(np: types.ModuleType) -> dict[str, Any]:
+    names = set(LITERAL_REFUSALS)
+    for table in ("__former_attrs__", "__expired_attributes__", "__future_scalars__"):
+        names |= set(getattr(np, table, ()))
+    seen: dict[str, Any] = {}
+    for name in sorted(names):
+        if name in vars(np):
+            seen[name] = "bound"
+            continue
+        entry: dict[str, Any] = {}
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                value = getattr(np, name)  # the reader's line
+            except AttributeError as error:
+                entry["read"] = _error_of(error)
+            else:
+                entry["read"] = f"value {type(value).__name__} {getattr(value, '__name__', '')}"
+        entry["read warnings"] = _warnings_of(caught)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            entry["hasattr"] = hasattr(np, name)
+            entry["getattr default"] = getattr(np, name, "default") == "default"
+        entry["hasattr/getattr warnings"] = _warnings_of(caught)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                exec(f"from numpy import {name}", {})
+            except ImportError as error:
+                entry["from-import"] = _error_of(error)
+            else:
+                entry["from-import"] = "imported"
+        entry["from-import warnings"] = _warnings_of(caught)
+        entry["bound afterwards"] = name in vars(np)
+        seen[name] = entry
+    # Another module's misses of the same names: plain misses, no warning.
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        seen["os misses"] = [hasattr(os, name) for name in sorted(names)]
+        try:
+            os.float_  # type: ignore[attr-defined]  # noqa: B018
+        except AttributeError as error:
+            seen["os read"] = _error_of(error)
+    seen["os warnings"] = _warnings_of(caught)
+    return seen
+
+
+def _submodule(np: types.ModuleType, name: str) -> dict[str, Any]:
+    entry: dict[str, Any] = {"bound before": name in vars(np)}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        value = getattr(np, name)
+    entry["value"] = getattr(value, "__name__", type(value).__name__)
+    entry["is sys.modules entry"] = value is sys.modules.get(f"numpy.{name}")
+    entry["bound afterwards"] = vars(np).get(name) is value
+    # Where an import's own warning points depends on the frames between the
+    # read and the import (numpy's __getattr__, or pep726hook's code): compared
+    # without the place.
+    entry["warnings"] = [w[:2] for w in _warnings_of(caught)]
+    entry["again"] = getattr(np, name) is value
+    return entry
+
+
+def _from_import(name: str) -> dict[str, Any]:
+    namespace: dict[str, Any] = {}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        exec(f"from numpy import {name}", namespace)
+    return {
+        "value": getattr(namespace[name], "__name__", None),
+        "warnings": [w[:2] for w in _warnings_of(caught)],
+    }
+
+
+def _star() -> dict[str, Any]:
+    namespace: dict[str, Any] = {}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        exec("from numpy import *", namespace)
+    return {
+        "names": sorted(n for n in namespace if n != "__builtins__"),
+        "warnings": sorted({tuple(w[:2]) for w in _warnings_of(caught)}),
+    }
+
+
+def _state(np: types.ModuleType) -> dict[str, Any]:
+    try:
+        np.no_such_name  # noqa: B018
+    except AttributeError as error:
+        miss = _error_of(error)
+    return {
+        "namespace holds __getattr__": "__getattr__" in vars(np),
+        "exact ModuleType": type(np) is types.ModuleType,
+        "dir": sorted(set(dir(np)) - {"__getattr__"}),
+        "miss": miss,
+        "hasattr miss": hasattr(np, "no_such_name"),
+    }
+
+
+def part(which: str) -> Any:
+    """One part of the observations, in this process (numpy imported fresh)."""
+    import numpy as np
+
+    if which == "refused":
+        return _refused(np)
+    if which == "star":
+        return _star()
+    if which == "state":
+        return _state(np)
+    kind, name = which.split(":")
+    return _submodule(np, name) if kind == "submodule" else _from_import(name)
+
+
+def observe(out: str) -> None:
+    parts = ["state", "refused", "star"]
+    parts += [f"submodule:{name}" for name in SUBMODULES]
+    parts += [f"from:{name}" for name in SUBMODULES]
+    seen = {}
+    for which in parts:
+        completed = subprocess.run(
+            [sys.executable, os.path.abspath(__file__), "part", which],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        if completed.returncode != 0:
+            seen[which] = f"failed: {completed.stderr.strip().splitlines()[-1:]}"
+        else:
+            seen[which] = json.loads(completed.stdout)
+    with open(out, "w", encoding="utf-8") as file:
+        json.dump(seen, file, indent=1, sort_keys=True)
+
+
+def compare(plain_path: str, other_path: str, converted: bool) -> int:
+    with open(plain_path, encoding="utf-8") as file:
+        plain = json.load(file)
+    with open(other_path, encoding="utf-8") as file:
+        other = json.load(file)
+    differences = []
+    for which in sorted(set(plain) | set(other)):
+        before, after = plain.get(which, "absent"), other.get(which, "absent")
+        if which == "state" and converted and isinstance(after, dict):
+            # What the conversion is for: numpy's namespace no longer holds
+            # __getattr__ (its reads specialise again).
+            if after.get("namespace holds __getattr__") is not False:
+                differences.append("state: the converted numpy's namespace holds __getattr__")
+            after = dict(after, **{"namespace holds __getattr__": True})
+        if before == after:
+            continue
+        if isinstance(before, dict) and isinstance(after, dict):
+            for key in sorted(set(before) | set(after)):
+                if before.get(key) != after.get(key):
+                    differences.append(
+                        f"{which} / {key}:\n    {before.get(key)!r}\n -> {after.get(key)!r}"
+                    )
+        else:
+            differences.append(f"{which}:\n    {before!r}\n -> {after!r}")
+    label = f"{os.path.basename(plain_path)} -> {os.path.basename(other_path)}"
+    if differences:
+        print(f"check_numpy_conversion: {len(differences)} differences ({label}):")
+        print("\n".join(differences))
+        return 1
+    print(f"check_numpy_conversion: {len(plain)} observations equal ({label})")
+    return 0
+
+
+def main(argv: list[str]) -> int:
+    if argv[:1] == ["part"] and len(argv) == 2:
+        json.dump(part(argv[1]), sys.stdout)
+        return 0
+    if argv[:1] == ["observe"] and len(argv) == 2:
+        observe(argv[1])
+        return 0
+    if argv[:1] == ["compare"] and len(argv) in (3, 4):
+        return compare(argv[1], argv[2], converted=argv[3:] == ["--converted"])
+    print(__doc__, file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
