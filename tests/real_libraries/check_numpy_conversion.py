@@ -58,11 +58,16 @@ def _warnings_of(caught: list[warnings.WarningMessage]) -> list[list[Any]]:
 
 
 def _error_of(error: BaseException) -> dict[str, Any]:
+    # The place numpy is installed at differs between environments.
+    place = os.path.dirname(sys.modules["numpy"].__file__ or "")
     return {
         "type": type(error).__name__,
-        "message": str(error),
+        "message": str(error).replace(place, "<numpy>"),
         "name": getattr(error, "name", "<no name attribute>"),
-        "printed": traceback.format_exception_only(type(error), error),
+        "printed": [
+            line.replace(place, "<numpy>")
+            for line in traceback.format_exception_only(type(error), error)
+        ],
     }
 
 
@@ -199,30 +204,33 @@ def observe(out: str) -> None:
         json.dump(seen, file, indent=1, sort_keys=True)
 
 
+def _leaves(value: Any, path: str) -> dict[str, Any]:
+    """Each value of nested dicts, by its path of keys."""
+    if not isinstance(value, dict):
+        return {path: value}
+    found: dict[str, Any] = {}
+    for key, inner in value.items():
+        found.update(_leaves(inner, f"{path} / {key}" if path else key))
+    return found
+
+
 def compare(plain_path: str, other_path: str, converted: bool) -> int:
     with open(plain_path, encoding="utf-8") as file:
-        plain = json.load(file)
+        plain = _leaves(json.load(file), "")
     with open(other_path, encoding="utf-8") as file:
-        other = json.load(file)
+        other = _leaves(json.load(file), "")
     differences = []
-    for which in sorted(set(plain) | set(other)):
-        before, after = plain.get(which, "absent"), other.get(which, "absent")
-        if which == "state" and converted and isinstance(after, dict):
-            # What the conversion is for: numpy's namespace no longer holds
-            # __getattr__ (its reads specialise again).
-            if after.get("namespace holds __getattr__") is not False:
-                differences.append("state: the converted numpy's namespace holds __getattr__")
-            after = dict(after, **{"namespace holds __getattr__": True})
-        if before == after:
-            continue
-        if isinstance(before, dict) and isinstance(after, dict):
-            for key in sorted(set(before) | set(after)):
-                if before.get(key) != after.get(key):
-                    differences.append(
-                        f"{which} / {key}:\n    {before.get(key)!r}\n -> {after.get(key)!r}"
-                    )
-        else:
-            differences.append(f"{which}:\n    {before!r}\n -> {after!r}")
+    if converted:
+        # What the conversion is for: numpy's namespace no longer holds
+        # __getattr__ (its reads specialise again).
+        key = "state / namespace holds __getattr__"
+        if other.get(key) is not False:
+            differences.append(f"{key}: {other.get(key)!r} in the converted numpy")
+        other[key] = plain.get(key)
+    for key in sorted(set(plain) | set(other)):
+        before, after = plain.get(key, "absent"), other.get(key, "absent")
+        if before != after:
+            differences.append(f"{key}:\n    {before!r}\n -> {after!r}")
     label = f"{os.path.basename(plain_path)} -> {os.path.basename(other_path)}"
     if differences:
         print(f"check_numpy_conversion: {len(differences)} differences ({label}):")
