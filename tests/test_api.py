@@ -38,6 +38,8 @@ PUBLIC_API = {
     "install",
     "is_installed",
     "is_upgraded",
+    "lazy_attribute",
+    "removed_attribute",
     "scan",
     "uninstall",
     "upgrade",
@@ -68,7 +70,15 @@ def test_api_page_documents_every_public_name_once_in_the_order_users_meet_them(
     assert documented[-len(API_PAGE_ENDS_WITH) :] == API_PAGE_ENDS_WITH
 
 
-@pytest.mark.parametrize("function", [pep726hook.deprecated, pep726hook.deprecate_attribute])
+@pytest.mark.parametrize(
+    "function",
+    [
+        pep726hook.deprecated,
+        pep726hook.deprecate_attribute,
+        pep726hook.lazy_attribute,
+        pep726hook.removed_attribute,
+    ],
+)
 def test_public_signatures_name_only_types_a_reader_can_resolve(function: object) -> None:
     # The annotations are mostly strings (typing is not imported at run
     # time); each name in them must be a builtin, a standard typing or module

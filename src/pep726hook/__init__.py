@@ -65,6 +65,8 @@ _SOURCES = {
     "DeprecatedValue": "_deprecations._api",
     "deprecate_attribute": "_deprecations._api",
     "deprecated": "_deprecations._api",
+    "lazy_attribute": "_deprecations._declarations",
+    "removed_attribute": "_deprecations._declarations",
     "ScanFinding": "_scan",
     "ScanRelated": "_scan",
     "ScanResult": "_scan",
@@ -196,6 +198,7 @@ def _after_fork_in_child() -> None:
 
 if TYPE_CHECKING:
     from ._deprecations._api import DeprecatedValue, deprecate_attribute, deprecated
+    from ._deprecations._declarations import lazy_attribute, removed_attribute
     from ._enable import enable
     from ._engines import EngineUnavailableError, available_engines
     from ._install import (
@@ -245,6 +248,8 @@ __all__ = [
     "install",
     "is_installed",
     "is_upgraded",
+    "lazy_attribute",
+    "removed_attribute",
     "scan",
     "uninstall",
     "upgrade",

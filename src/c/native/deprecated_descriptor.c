@@ -29,12 +29,14 @@
 typedef struct {
     PyObject_HEAD
     PyObject *name; /* exact str */
+    PyObject *miss; /* the AttributeError of a miss, kept for the next one (or NULL) */
 } deprecated_name;
 
 static void
 deprecated_name_dealloc(PyObject *self)
 {
     Py_XDECREF(((deprecated_name *)self)->name);
+    Py_XDECREF(((deprecated_name *)self)->miss);
     Py_TYPE(self)->tp_free(self);
 }
 
@@ -106,6 +108,23 @@ warn_deprecation(PyObject *deprecation)
     return 0;
 }
 
+#if PY_VERSION_HEX >= 0x030C0000 && !defined(Py_GIL_DISABLED)
+/* Whether the AttributeError(name) *error* that a miss raised before is as
+ * it was made: nobody else holds it, and nothing was attached to it (a
+ * traceback, a context, notes, the name and object the interpreter adds
+ * when it reaches Python code).  Only such an error is raised again. */
+static int
+is_pristine_miss(PyObject *error, PyObject *name)
+{
+    PyAttributeErrorObject *exc = (PyAttributeErrorObject *)error;
+    return Py_REFCNT(error) == 1 && exc->dict == NULL && exc->notes == NULL &&
+           exc->traceback == NULL && exc->context == NULL && exc->cause == NULL &&
+           !exc->suppress_context && exc->obj == NULL && exc->name == NULL &&
+           exc->args != NULL && PyTuple_CheckExact(exc->args) &&
+           PyTuple_GET_SIZE(exc->args) == 1 && PyTuple_GET_ITEM(exc->args, 0) == name;
+}
+#endif
+
 /* The miss: what the generic lookup would raise; a module's own lookup
  * replaces it with its own message (and tries its PEP 562 __getattr__). */
 static PyObject *
@@ -114,8 +133,30 @@ deprecated_name_miss(PyObject *self, PyObject *obj)
     PyObject *name = ((deprecated_name *)self)->name;
     if (Py_TYPE(obj) == &PyModule_Type) {
         /* Cleared by the module's own lookup, which formats its own
-         * message: no message to format here (hasattr() pays for it). */
+         * message: no message to format here.  From 3.12 on a plain module's
+         * suppressed miss (hasattr(), getattr() with a default) makes no
+         * exception at all; so that a miss of a name some other module
+         * declares costs about as much, the error made by the last miss is
+         * raised again when nothing has held or changed it since (the
+         * lookup clears it before any code could see it). */
+#if PY_VERSION_HEX >= 0x030C0000 && !defined(Py_GIL_DISABLED)
+        deprecated_name *descr = (deprecated_name *)self;
+        PyObject *error = descr->miss;
+        if (error != NULL && is_pristine_miss(error, name)) {
+            Py_INCREF(error);
+            PyErr_SetRaisedException(error);
+            return NULL;
+        }
+        error = PyObject_CallOneArg(PyExc_AttributeError, name);
+        if (error == NULL) {
+            return NULL;
+        }
+        Py_INCREF(error);
+        Py_XSETREF(descr->miss, error);
+        PyErr_SetRaisedException(error);
+#else
         PyErr_SetObject(PyExc_AttributeError, name);
+#endif
         return NULL;
     }
     PyErr_Format(PyExc_AttributeError, "'%.100s' object has no attribute '%U'",
@@ -185,6 +226,266 @@ annotation_read(PyObject *obj, PyObject *name)
 }
 #endif
 
+/* ---- removed names: the library's message through the module's lookup ----
+ *
+ * CPython's module lookup clears an AttributeError raised by a descriptor of
+ * ModuleType's and then calls the namespace's __getattr__, if there is one,
+ * or raises an error of its own ("module 'm' has no attribute 'x'").  So
+ * that a read of a removed name raises the library's own message, the
+ * descriptor puts a one-shot __getattr__ into the namespace before it
+ * raises: the lookup calls it right away, with the same name; it takes
+ * itself out of the namespace (putting back the module's own __getattr__
+ * it stood in for, if any) and raises the error.  The namespace holds no
+ * __getattr__ between two reads, so the module stays specialised.  Called
+ * for another name (the descriptor was reached by object.__getattribute__,
+ * whose caller got the error directly), it hands the read to the module's
+ * own __getattr__, or raises the module's miss. */
+
+typedef struct {
+    PyObject_HEAD
+    PyObject *namespace; /* the module's dict */
+    PyObject *previous;  /* the module's own __getattr__ it stands in for, or NULL */
+    PyObject *name;      /* the removed name */
+    PyObject *error;     /* the AttributeError(message) to raise */
+} removed_getattr;
+
+static int
+removed_getattr_traverse(PyObject *self, visitproc visit, void *arg)
+{
+    removed_getattr *one = (removed_getattr *)self;
+    Py_VISIT(one->namespace);
+    Py_VISIT(one->previous);
+    Py_VISIT(one->name);
+    Py_VISIT(one->error);
+    return 0;
+}
+
+static int
+removed_getattr_clear(PyObject *self)
+{
+    removed_getattr *one = (removed_getattr *)self;
+    Py_CLEAR(one->namespace);
+    Py_CLEAR(one->previous);
+    Py_CLEAR(one->name);
+    Py_CLEAR(one->error);
+    return 0;
+}
+
+static void
+removed_getattr_dealloc(PyObject *self)
+{
+    PyObject_GC_UnTrack(self);
+    (void)removed_getattr_clear(self);
+    Py_TYPE(self)->tp_free(self);
+}
+
+static PyObject *
+removed_getattr_call(PyObject *self, PyObject *args, PyObject *kwargs)
+{
+    removed_getattr *one = (removed_getattr *)self;
+    PyObject *name;
+    if ((kwargs != NULL && PyDict_GET_SIZE(kwargs) != 0) ||
+        !PyArg_UnpackTuple(args, "__getattr__", 1, 1, &name)) {
+        if (!PyErr_Occurred()) {
+            PyErr_SetString(PyExc_TypeError, "__getattr__() takes one argument");
+        }
+        return NULL;
+    }
+    if (one->namespace == NULL) {
+        PyErr_SetObject(PyExc_AttributeError, name);
+        return NULL;
+    }
+    PyObject *key = PyUnicode_InternFromString("__getattr__");
+    if (key == NULL) {
+        return NULL;
+    }
+    /* The namespace may hold the last reference to this object. */
+    Py_INCREF(self);
+    PyObject *result = NULL;
+    PyObject *current = PyDict_GetItemWithError(one->namespace, key);
+    if (current == NULL && PyErr_Occurred()) {
+        goto done;
+    }
+    if (current == self) {
+        int failed = one->previous != NULL
+                         ? PyDict_SetItem(one->namespace, key, one->previous)
+                         : PyDict_DelItem(one->namespace, key);
+        if (failed) {
+            goto done;
+        }
+    }
+    int same = PyUnicode_Check(name) ? PyUnicode_Compare(name, one->name) == 0 : 0;
+    if (PyErr_Occurred()) {
+        goto done;
+    }
+    if (same) {
+        PyErr_SetObject((PyObject *)Py_TYPE(one->error), one->error);
+    }
+    else if (one->previous != NULL) {
+        result = PyObject_CallFunctionObjArgs(one->previous, name, NULL);
+    }
+    else {
+        PyObject *module_name = PyDict_GetItemString(one->namespace, "__name__");
+        if (module_name != NULL && PyUnicode_Check(module_name)) {
+            PyErr_Format(PyExc_AttributeError, "module '%U' has no attribute '%U'",
+                         module_name, name);
+        }
+        else {
+            PyErr_Format(PyExc_AttributeError, "module has no attribute '%U'", name);
+        }
+    }
+done:
+    Py_DECREF(key);
+    Py_DECREF(self);
+    return result;
+}
+
+static PyTypeObject removed_getattr_type = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "pep726hook._native.removed_attribute_error",
+    .tp_basicsize = sizeof(removed_getattr),
+    .tp_dealloc = removed_getattr_dealloc,
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_GC,
+    .tp_doc = "The one-shot __getattr__ through which a read of a removed module attribute "
+              "(pep726hook.removed_attribute()) raises the library's own message.",
+    .tp_traverse = removed_getattr_traverse,
+    .tp_clear = removed_getattr_clear,
+    .tp_call = removed_getattr_call,
+};
+
+/* Raise the AttributeError *error* (a reference stolen) from a read of
+ * *name* through the module *obj* whose namespace is *namespace*, so that
+ * the module's lookup lets it through unchanged: through a one-shot
+ * __getattr__.  Returns NULL. */
+static PyObject *
+raise_through_module(PyObject *obj, PyObject *namespace, PyObject *name, PyObject *error)
+{
+    if (Py_TYPE(obj) == &PyModule_Type && PyDict_CheckExact(namespace)) {
+        PyObject *key = PyUnicode_InternFromString("__getattr__");
+        if (key == NULL || PyType_Ready(&removed_getattr_type) < 0) {
+            Py_XDECREF(key);
+            Py_DECREF(error);
+            return NULL;
+        }
+        PyObject *previous = PyDict_GetItemWithError(namespace, key);
+        if (previous == NULL && PyErr_Occurred()) {
+            Py_DECREF(key);
+            Py_DECREF(error);
+            return NULL;
+        }
+        if (previous != NULL && Py_TYPE(previous) == &removed_getattr_type) {
+            /* One left by a read that did not come through the module's
+             * lookup: stand in for what it stood in for. */
+            previous = ((removed_getattr *)previous)->previous;
+        }
+        removed_getattr *one = PyObject_GC_New(removed_getattr, &removed_getattr_type);
+        if (one == NULL) {
+            Py_DECREF(key);
+            Py_DECREF(error);
+            return NULL;
+        }
+        Py_INCREF(namespace);
+        one->namespace = namespace;
+        Py_XINCREF(previous);
+        one->previous = previous;
+        Py_INCREF(name);
+        one->name = name;
+        Py_INCREF(error);
+        one->error = error;
+        PyObject_GC_Track((PyObject *)one);
+        int failed = PyDict_SetItem(namespace, key, (PyObject *)one);
+        Py_DECREF(key);
+        Py_DECREF(one);
+        if (failed) {
+            Py_DECREF(error);
+            return NULL;
+        }
+    }
+    PyErr_SetObject((PyObject *)Py_TYPE(error), error);
+    Py_DECREF(error);
+    return NULL;
+}
+
+/* A read of the removed name *name* (entry *deprecation*) of the module
+ * *obj* whose namespace is *namespace*: warn, if the removal has a warning
+ * (not for the import system's probe of `from m import name`), then raise
+ * AttributeError(message) through a one-shot __getattr__.  Returns NULL. */
+static PyObject *
+read_removed(PyObject *obj, PyObject *namespace, PyObject *name, PyObject *deprecation)
+{
+    PyObject *warning = PyTuple_GET_ITEM(deprecation, 6);
+    if (warning != Py_None && !is_fromlist_probe()) {
+        const char *text = PyUnicode_AsUTF8(warning);
+        if (text == NULL || PyErr_WarnEx(PyTuple_GET_ITEM(deprecation, 1), text, 1) < 0) {
+            return NULL;
+        }
+    }
+    PyObject *error = PyObject_CallFunctionObjArgs(
+        PyExc_AttributeError, PyTuple_GET_ITEM(deprecation, 0), NULL);
+    if (error == NULL) {
+        return NULL;
+    }
+    return raise_through_module(obj, namespace, name, error);
+}
+
+/* A load (a lazy name's, or a lazy deprecated value's) that failed: an
+ * AttributeError it raised goes through the module's lookup unchanged (it
+ * would clear it); any other exception propagates as it is.  Returns NULL. */
+static PyObject *
+load_failed(PyObject *obj, PyObject *namespace, PyObject *name)
+{
+    if (!PyErr_ExceptionMatches(PyExc_AttributeError)) {
+        return NULL;
+    }
+    PyObject *type, *value, *traceback;
+    PyErr_Fetch(&type, &value, &traceback);
+    PyErr_NormalizeException(&type, &value, &traceback);
+    if (value == NULL) {
+        PyErr_Restore(type, value, traceback);
+        return NULL;
+    }
+    if (traceback != NULL) {
+        PyException_SetTraceback(value, traceback);
+    }
+    Py_XDECREF(type);
+    Py_XDECREF(traceback);
+    return raise_through_module(obj, namespace, name, value);
+}
+
+int
+has_moved_value(PyObject *entries, PyObject *name)
+{
+    PyObject *deprecation = PyDict_GetItemWithError(entries, name);
+    if (deprecation == NULL) {
+        return PyErr_Occurred() ? -1 : 0;
+    }
+    if (!PyTuple_CheckExact(deprecation) || PyTuple_GET_SIZE(deprecation) != DECLARED_ENTRY_SIZE) {
+        return 1;
+    }
+    long kind = PyLong_AsLong(PyTuple_GET_ITEM(deprecation, 5));
+    if (kind == -1 && PyErr_Occurred()) {
+        return -1;
+    }
+    return kind == DECLARED_DEPRECATED;
+}
+
+/* Whether *value*, read from a private builtins dict under *name*, is the
+ * interpreter's builtin of that name (a lazy deprecated value not loaded
+ * yet leaves it there: a module deprecating `float` lazily). */
+static int
+is_interpreter_builtin(PyObject *name, PyObject *value)
+{
+    if (interpreter_builtins == NULL) {
+        return 0;
+    }
+    PyObject *builtin = PyDict_GetItemWithError(interpreter_builtins, name);
+    if (builtin == NULL) {
+        PyErr_Clear();
+        return 0;
+    }
+    return builtin == value;
+}
+
 static PyObject *
 deprecated_name_get(PyObject *self, PyObject *obj, PyObject *type)
 {
@@ -214,8 +515,30 @@ deprecated_name_get(PyObject *self, PyObject *obj, PyObject *type)
         return PyErr_Occurred() ? NULL : deprecated_name_miss(self, obj);
     }
     Py_INCREF(deprecation);
+    long kind = PyLong_AsLong(PyTuple_GET_ITEM(deprecation, 5));
+    if (kind == DECLARED_LAZY) {
+        /* The load stores the value in the namespace, where later reads find
+         * it without coming here, and ends the declaration.  No warning. */
+        PyObject *lazy = PyObject_CallFunctionObjArgs(PyTuple_GET_ITEM(deprecation, 3), NULL);
+        if (lazy == NULL) {
+            (void)load_failed(obj, PyTuple_GET_ITEM(record, 2), name);
+        }
+        Py_DECREF(deprecation);
+        Py_DECREF(record);
+        return lazy;
+    }
+    if (kind == DECLARED_REMOVED) {
+        PyObject *removed = read_removed(obj, PyTuple_GET_ITEM(record, 2), name, deprecation);
+        Py_DECREF(deprecation);
+        Py_DECREF(record);
+        return removed;
+    }
     PyObject *value = PyDict_GetItemWithError(builtins, name);
     int loaded = 0;
+    if (value != NULL && PyTuple_GET_ITEM(deprecation, 3) != Py_None &&
+        is_interpreter_builtin(name, value)) {
+        value = NULL; /* a lazy value not loaded yet */
+    }
     if (value != NULL) {
         Py_INCREF(value);
     }
@@ -232,6 +555,7 @@ deprecated_name_get(PyObject *self, PyObject *obj, PyObject *type)
         }
         value = PyObject_CallFunctionObjArgs(load, NULL);
         if (value == NULL) {
+            (void)load_failed(obj, PyTuple_GET_ITEM(record, 2), name);
             goto fail;
         }
         loaded = 1;
@@ -242,11 +566,23 @@ deprecated_name_get(PyObject *self, PyObject *obj, PyObject *type)
     }
     if (loaded) {
         /* A value stored meanwhile (the import system binding the
-         * submodule, another thread) wins. */
-        PyObject *kept = PyDict_SetDefault(builtins, name, value);
-        Py_XINCREF(kept);
-        Py_DECREF(value);
-        value = kept;
+         * submodule, another thread) wins; the builtin of the same name does
+         * not. */
+        PyObject *kept = PyDict_GetItemWithError(builtins, name);
+        if (kept == NULL && PyErr_Occurred()) {
+            Py_DECREF(value);
+            goto fail;
+        }
+        if (kept == NULL || is_interpreter_builtin(name, kept)) {
+            if (PyDict_SetItem(builtins, name, value) < 0) {
+                Py_DECREF(value);
+                goto fail;
+            }
+        }
+        else {
+            Py_INCREF(kept);
+            Py_SETREF(value, kept);
+        }
     }
     Py_DECREF(deprecation);
     Py_DECREF(record);
@@ -318,6 +654,7 @@ add_descriptors(PyObject *names)
         }
         Py_INCREF(name);
         descr->name = name;
+        descr->miss = NULL;
         int failed = PyDict_SetItem(dict, name, (PyObject *)descr);
         Py_DECREF(descr);
         if (failed) {

@@ -3,7 +3,7 @@
  *
  * The deprecating modules are held weakly (weak_table.c), each with a
  * 3-tuple (private builtins, {name: (message, category, warn, load,
- * submodule)}, namespace) that pep726hook._deprecations keeps up to date.
+ * submodule, kind, warning)}, namespace) that pep726hook._deprecations keeps up to date.
  * Stores and deletions of a deprecated name through its module go to a
  * Python callback of that package (warn, put the name back, store, end the
  * deprecation). */
@@ -65,11 +65,12 @@ set_deprecating(PyObject *module, PyObject *builtins, PyObject *entries,
     PyObject *name, *deprecation;
     while (PyDict_Next(entries, &pos, &name, &deprecation)) {
         if (!PyUnicode_CheckExact(name) || !PyTuple_CheckExact(deprecation) ||
-            PyTuple_GET_SIZE(deprecation) != 5 ||
-            !PyUnicode_Check(PyTuple_GET_ITEM(deprecation, 0))) {
+            PyTuple_GET_SIZE(deprecation) != DECLARED_ENTRY_SIZE ||
+            !PyUnicode_Check(PyTuple_GET_ITEM(deprecation, 0)) ||
+            !PyLong_CheckExact(PyTuple_GET_ITEM(deprecation, 5))) {
             PyErr_SetString(PyExc_TypeError,
                             "entries must map str names to (message, category, warn, load, "
-                            "submodule) tuples");
+                            "submodule, kind, warning) tuples");
             return -1;
         }
     }

@@ -18,7 +18,7 @@ mirror_builtin(PyObject *key, PyObject *value)
         }
         Py_INCREF(record);
         PyObject *private_builtins = PyTuple_GET_ITEM(record, 0);
-        int deprecated = PyDict_Contains(PyTuple_GET_ITEM(record, 1), key);
+        int deprecated = has_moved_value(PyTuple_GET_ITEM(record, 1), key);
         if (deprecated == 0) {
             if (value != NULL) {
                 deprecated = PyDict_SetItem(private_builtins, key, value);
@@ -98,7 +98,7 @@ move_rebound_name(void *arg)
         Py_INCREF(record);
         PyObject *namespace = PyTuple_GET_ITEM(record, 2);
         PyObject *current = PyDict_GetItemWithError(namespace, rebound->name);
-        int deprecated = PyDict_Contains(PyTuple_GET_ITEM(record, 1), rebound->name);
+        int deprecated = has_moved_value(PyTuple_GET_ITEM(record, 1), rebound->name);
         if (current == rebound->value && deprecated == 1) {
             if (PyDict_SetItem(PyTuple_GET_ITEM(record, 0), rebound->name, current) < 0 ||
                 PyDict_DelItem(namespace, rebound->name) < 0) {
@@ -136,7 +136,7 @@ namespace_watch_callback(PyDict_WatchEvent event, PyObject *dict, PyObject *key,
     }
     PyObject *type, *value, *tb;
     PyErr_Fetch(&type, &value, &tb);
-    int deprecated = PyDict_Contains(PyTuple_GET_ITEM(entry->value, 1), key);
+    int deprecated = has_moved_value(PyTuple_GET_ITEM(entry->value, 1), key);
     if (deprecated == 1) {
         rebound_name *rebound = (rebound_name *)PyMem_RawMalloc(sizeof(rebound_name));
         if (rebound != NULL) {

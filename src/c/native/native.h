@@ -394,7 +394,8 @@ NATIVE_INTERNAL PyObject *new_hook_descr(int deleting);
 
 /* The deprecating modules whose names have moved out of their namespace,
  * each with (private builtins, {name: (message, category, warn, load,
- * submodule)}, namespace). */
+ * submodule, kind, warning)}, namespace); kind is one of the DECLARED_*
+ * below. */
 NATIVE_INTERNAL extern weak_table deprecating_modules;
 /* The interpreter's builtins dict, whose changes every private builtins dict
  * mirrors (borrowed: it lives as long as the interpreter); NULL before the
@@ -427,6 +428,16 @@ NATIVE_INTERNAL int add_descriptors(PyObject *names);
 /* Whether *key* is deprecated by some module: ModuleType's dict holds a
  * descriptor of ours under it. */
 NATIVE_INTERNAL int is_deprecated_somewhere(PyObject *key);
+/* What an entry's kind (item 5) says: a deprecated name (its value in the
+ * private builtins), a lazy one (pep726hook.lazy_attribute()), a removed
+ * one (pep726hook.removed_attribute()). */
+#define DECLARED_DEPRECATED 0
+#define DECLARED_LAZY 1
+#define DECLARED_REMOVED 2
+#define DECLARED_ENTRY_SIZE 7
+/* Whether the entries dict *entries* deprecates *name* with a value in the
+ * private builtins (kind DECLARED_DEPRECATED): 1, 0, or -1 with an error. */
+NATIVE_INTERNAL int has_moved_value(PyObject *entries, PyObject *name);
 
 /* ---- private builtins and namespaces kept right (deprecation_watchers.c) ---- */
 

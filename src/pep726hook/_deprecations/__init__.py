@@ -20,6 +20,9 @@ this package):
   way back into this package).
 * :mod:`._api`: ``pep726hook.deprecated()`` and
   ``pep726hook.deprecate_attribute()``, and their argument checks.
+* :mod:`._declarations`: ``pep726hook.lazy_attribute()`` and
+  ``pep726hook.removed_attribute()`` (lazy and removed names, entries of
+  the same tables), and their argument checks.
 
 Nothing here is imported before the first use of the deprecation API:
 ``import pep726hook`` and ``enable()`` of a library without deprecations

@@ -13,7 +13,7 @@ import sys
 
 from .._enable import module_named
 from ._deprecating import convert_at_first_read, deprecate_opting_in, replace_deprecation
-from ._entries import DeprecatedValue, Deprecation, check_name, deprecations_of
+from ._entries import DEPRECATED, LAZY, DeprecatedValue, Deprecation, check_name, deprecations_of
 from ._entries import namespace as _namespace
 from ._moved import body_runs_again, moved_values
 
@@ -167,8 +167,15 @@ def deprecate_attribute(
     namespace = _namespace(target)
     table = deprecations_of(target)
     existing = None if table is None else table.get(name)
-    # A moved module's deprecated value lives in its private builtins.
-    present = name in namespace or name in moved_values(target)
+    declared = existing
+    if existing is not None and existing.kind != DEPRECATED:
+        # A lazy or removed name: this deprecation replaces that declaration
+        # (a lazy one's load stays, unless a factory is given).
+        existing = None
+    # A moved module's deprecated value lives in its private builtins, with
+    # a copy of every builtin: a name that is also a builtin (float, int)
+    # and is not deprecated there has no value of the module's.
+    present = name in namespace or (existing is not None and name in moved_values(target))
     if factory is not None and (present or existing is not None) and not body_runs_again(target):
         raise ValueError(
             f"{caller}: module {namespace.get('__name__')!r} already has a value or a "
@@ -184,6 +191,12 @@ def deprecate_attribute(
         )
         replace_deprecation(target, name, Deprecation(message, category, warn, load, submodule))
         return
+    if declared is not None and declared.kind == LAZY and factory is None:
+        load = getattr(declared.load, "compute", None)
+        replace_deprecation(
+            target, name, Deprecation(message, category, warn, load, declared.submodule)
+        )
+        return
     if present:
         # With a factory, a body that importlib.reload() runs again after the
         # deprecation ended: the value stays, and the factory serves the name
@@ -196,6 +209,9 @@ def deprecate_attribute(
             namespace, name, message, category=category, warn=warn, caller=caller
         )
     del namespace  # a move counts the references to it
+    if declared is not None:
+        replace_deprecation(target, name, entry)
+        return
     deprecate_opting_in(target, {name: entry})
 
 

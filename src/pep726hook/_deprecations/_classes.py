@@ -41,8 +41,17 @@ from .._composition import (
     register_mixin,
     skipped_by_warnings,
 )
-from ._entries import DeprecatedValue, deprecation_entry, has_deprecations, load_lazy
-from ._warning import is_fromlist_probe, warn_for
+from ._entries import (
+    DEPRECATED,
+    LAZY,
+    REMOVED,
+    DeprecatedValue,
+    deprecation_entry,
+    deprecations_of,
+    has_deprecations,
+    load_lazy,
+)
+from ._warning import is_fromlist_probe, warn_for, warn_removed
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -81,7 +90,7 @@ class DeprecatedName:
             # the module's PEP 562 __getattr__, then ModuleType's error).
             raise AttributeError(name)
         deprecation = deprecation_entry(module, name)
-        if deprecation is None:
+        if deprecation is None or deprecation[1].kind != DEPRECATED:
             return value
         if type(value) is DeprecatedValue:
             value = value.value  # a marker not converted yet: never returned
@@ -124,6 +133,13 @@ def deprecating_mixin(opted_in: type, home: str, qualname: str, doc: str) -> typ
 
     def __getattr__(self: ModuleType, name: str) -> "Any":
         deprecation = deprecation_entry(self, name)
+        if deprecation is not None and deprecation[1].kind == REMOVED:
+            if not is_fromlist_probe(sys._getframe(1)):
+                warn_removed(deprecation[1], 2)
+            raise AttributeError(deprecation[1].message)
+        if deprecation is not None and deprecation[1].kind == LAZY:
+            # The load stores the value in the namespace and ends the declaration.
+            return load_lazy(deprecation[1])
         if deprecation is not None and deprecation[1].load is not None:
             value = load_lazy(deprecation[1])
             if not is_fromlist_probe(sys._getframe(1)):
@@ -137,6 +153,18 @@ def deprecating_mixin(opted_in: type, home: str, qualname: str, doc: str) -> typ
         # path gives), with no getter run twice.
         return module_miss(self, name)
 
+    def __dir__(self: ModuleType) -> "list[str]":
+        # ModuleType's own dir(): the namespace's __dir__ (PEP 562) wins,
+        # else the namespace's names, and here the declared names that
+        # read as a value (lazy ones not loaded yet), but not removed ones.
+        namespace = namespace_of(self)
+        own = namespace.get("__dir__")
+        if own is not None:
+            return list(own())
+        table = deprecations_of(self) or {}
+        declared = [name for name, entry in table.items() if entry.kind != REMOVED]
+        return sorted(set(namespace).union(declared))
+
     # The module's own __getattr__ warning with stacklevel=2 names its
     # caller's line, as under ModuleType, which calls it from C.
     skipped_by_warnings(__getattr__)
@@ -147,6 +175,7 @@ def deprecating_mixin(opted_in: type, home: str, qualname: str, doc: str) -> typ
         "__qualname__": qualname,
         "__getattribute__": object.__getattribute__,
         "__getattr__": __getattr__,
+        "__dir__": __dir__,
     }
     mixin: type = type(ModuleType.__name__, (opted_in,), namespace)
     return mixin

@@ -280,7 +280,7 @@ class _ForHookAwareClasses:
 
     @staticmethod
     def has_no_value(module: ModuleType, deprecation: "Any", name: str) -> bool:
-        """Tell whether a deleted deprecated *name* is a lazy value never loaded."""
+        """Tell whether a deleted deprecated or lazy *name* is a lazy value never loaded."""
         return deprecation[1].load is not None and name not in namespace_of(module)
 
 

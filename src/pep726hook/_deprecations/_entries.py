@@ -56,16 +56,26 @@ class DeprecatedValue:
 DeprecatedValue.__module__ = __name__.split(".")[0]
 
 
-class Deprecation:
-    """One deprecated name of one module: how to warn, and how to load a lazy value.
+# What a declaration of a name does (Deprecation.kind).
+DEPRECATED = 0  # deprecate_attribute(), deprecated(): warns, returns the value
+LAZY = 1  # lazy_attribute(): loads the value into the namespace, no warning
+REMOVED = 2  # removed_attribute(): (warns, then) raises AttributeError(message)
 
-    *load* is None when the value is in the module's namespace (where the
-    module's own code reads it), else a callable that computes it on the first
-    read through the module (a factory, or the import of the submodule
-    *submodule*, the full name the import system binds on the package).
+
+class Deprecation:
+    """One declared name of one module: how to warn, and how to load a lazy value.
+
+    *kind* is :data:`DEPRECATED`, :data:`LAZY` or :data:`REMOVED`.  *load*
+    is None when the value is in the module's namespace (where the module's
+    own code reads it), else a callable that computes it on the first read
+    through the module (a factory, or the import of the submodule
+    *submodule*, the full name the import system binds on the package); a
+    lazy name's *load* also stores the value in the namespace and ends the
+    declaration.  A removed name's *message* is its ``AttributeError``'s,
+    *warning* the text of the warning each read issues first (or None).
     """
 
-    __slots__ = ("category", "load", "message", "submodule", "warn")
+    __slots__ = ("category", "kind", "load", "message", "submodule", "warn", "warning")
 
     def __init__(
         self,
@@ -74,12 +84,17 @@ class Deprecation:
         warn: "Callable[[str, type[Warning], int], object] | None",
         load: "Callable[[], object] | None" = None,
         submodule: "str | None" = None,
+        *,
+        kind: int = DEPRECATED,
+        warning: "str | None" = None,
     ) -> None:
         self.message = message
         self.category = category
         self.warn = warn
         self.load = load
         self.submodule = submodule
+        self.kind = kind
+        self.warning = warning
 
 
 # id(module) -> (weak reference to the module, its table).

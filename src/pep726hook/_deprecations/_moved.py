@@ -15,7 +15,7 @@ import sys
 from .. import _state
 from .._composition import set_class_bypassing_hooks
 from ._classes import give_pending_markers_class, lasting_type
-from ._entries import DeprecatedValue, Deprecation, deprecations_of
+from ._entries import DEPRECATED, REMOVED, DeprecatedValue, Deprecation, deprecations_of
 from ._entries import namespace as _namespace
 
 TYPE_CHECKING = False
@@ -211,7 +211,15 @@ def _rebind_functions(moving: ModuleType) -> None:
 
 
 def _entry_tuple(entry: Deprecation) -> "tuple[Any, ...]":
-    return (entry.message, entry.category, entry.warn, entry.load, entry.submodule)
+    return (
+        entry.message,
+        entry.category,
+        entry.warn,
+        entry.load,
+        entry.submodule,
+        entry.kind,
+        entry.warning,
+    )
 
 
 def _move(module: ModuleType, names: "Iterable[str] | None" = None) -> None:
@@ -237,7 +245,8 @@ def _move(module: ModuleType, names: "Iterable[str] | None" = None) -> None:
         del served[name]
     _native().set_deprecating(module, private, served, _interpreter_builtins())
     for name in names:
-        if name in namespace:
+        # Only deprecated values move: a lazy or removed name has none.
+        if name in namespace and name in table and table[name].kind == DEPRECATED:
             value = namespace[name]
             private[name] = value.value if type(value) is DeprecatedValue else value
             del namespace[name]
@@ -269,7 +278,9 @@ class _DirWithDeprecatedNames:
 
     def __call__(self) -> "list[str]":
         names = {name for name in self.namespace if name != "__dir__"}
-        return sorted(names.union(self.table))
+        return sorted(
+            names.union(name for name, entry in self.table.items() if entry.kind != REMOVED)
+        )
 
     def __repr__(self) -> str:
         return "<dir() of a module with deprecated names (pep726hook)>"
@@ -308,10 +319,13 @@ def read_moved(module: ModuleType, name: str) -> "tuple[Deprecation, Any] | None
     found = _privates.get(id(module))
     table = deprecations_of(module)
     entry = None if table is None else table.get(name)
-    if found is None or found[0]() is not module or entry is None:
+    if found is None or found[0]() is not module or entry is None or entry.kind != DEPRECATED:
         return None
     private = found[1]
-    if name in private:
+    if name in private and not (
+        entry.load is not None and private[name] is _interpreter_builtins().get(name, _ABSENT)
+    ):
+        # (A lazy value not loaded yet leaves the builtin of its name there.)
         return entry, private[name]
     if entry.load is None:
         return None
@@ -381,6 +395,8 @@ def _store_moved(module: ModuleType, name: str, value: object = _ABSENT) -> None
             with _state.lock:
                 _run_again(module)
         return
+    if entry.kind != DEPRECATED:
+        return _store_declared(module, name, value, table, entry)
     private = found[1]
     if (
         entry.submodule is not None
@@ -439,6 +455,23 @@ def _store_moved(module: ModuleType, name: str, value: object = _ABSENT) -> None
         with _state.lock:
             _count_running_store(key, -1)
         native.set_storing(module, False)
+
+
+def _store_declared(
+    module: ModuleType, name: str, value: object, table: "Table | None", entry: Deprecation
+) -> None:
+    # A store of a lazy or removed name binds it as on a plain module (the
+    # import system's binding of a lazy submodule too), and the declaration
+    # ends; a deletion of a lazy name never loaded just ends it.
+    native = _native()
+    if value is _ABSENT and entry.load is not None and name not in _namespace(module):
+        pass
+    else:
+        native.store_through_hooks(module, name, *(() if value is _ABSENT else (value,)))
+    with _state.lock:
+        if table is not None and table.get(name) is entry:
+            del table[name]
+        sync_served(module)
 
 
 def _count_running_store(key: "tuple[int, str]", step: int) -> None:

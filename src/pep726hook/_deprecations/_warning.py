@@ -10,7 +10,7 @@ import _warnings
 import sys
 
 from .._composition import NO_HOOK
-from ._entries import DeprecatedValue, Deprecation, deprecation_entry
+from ._entries import DEPRECATED, DeprecatedValue, Deprecation, deprecation_entry
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -34,6 +34,12 @@ def warn_for(entry: Deprecation, stacklevel: int) -> None:
         _warnings.warn(entry.message, entry.category, stacklevel)
     else:
         warn(entry.message, entry.category, stacklevel + 1)
+
+
+def warn_removed(entry: Deprecation, stacklevel: int) -> None:
+    """Issue a removed name's warning (``removed_attribute(warning=...)``), if it has one."""
+    if entry.warning is not None:
+        _warnings.warn(entry.warning, entry.category, stacklevel)
 
 
 def is_fromlist_probe(frame: "Any") -> bool:
@@ -62,6 +68,11 @@ def warn_deprecated(module: "ModuleType", name: str, value: object) -> "Any":
     if deprecation is None:
         return None
     entry = deprecation[1]
+    if entry.kind != DEPRECATED:
+        # A lazy or removed name: the store binds it as on a plain module
+        # (the import system's binding of a lazy submodule too), and the
+        # declaration ends, with no warning.
+        return deprecation
     if type(value) is DeprecatedValue:
         return None  # deprecated anew: the marker's deprecation replaces this one
     if (
