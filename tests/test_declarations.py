@@ -252,7 +252,7 @@ pep726hook.lazy_attribute(__name__, "late", factory=lambda: "late")
     assert package.late == "late"
     with pytest.raises(AttributeError, match="own miss nothing"):
         package.nothing  # noqa: B018
-    assert vars(package)["__getattr__"].__module__ == "ownpkg"
+    assert package.__getattr__.__module__ == "ownpkg"
 
 
 def test_dir_lists_lazy_names_and_not_removed_ones(route: str, load: Callable[..., Any]) -> None:
@@ -399,3 +399,49 @@ def test_bad_input_is_refused_with_nothing_changed(
         call(package)
     assert dict(vars(package)) == before and type(package) is kind
     assert not hasattr(package, "x")
+
+
+def test_a_deletion_of_a_lazy_name_never_loaded_ends_the_declaration(
+    route: str, load: Callable[..., Any]
+) -> None:
+    package = load()
+    del package.table
+    assert package.calls == []
+    assert not hasattr(package, "table") and "table" not in dir(package)
+
+
+def test_a_modules_own_dir_wins(route: str, load: Callable[..., Any]) -> None:
+    source = """
+import pep726hook
+
+def __dir__():
+    return ["only"]
+
+pep726hook.lazy_attribute(__name__, "late", factory=lambda: 1)
+"""
+    assert dir(load(source, "dirpkg")) == ["only"]
+
+
+def test_another_modules_miss_error_that_escapes_is_never_reused(route: str) -> None:
+    # A miss of a name some module declares: the descriptor's error, which
+    # the module lookup clears, may be raised again by the next miss, but
+    # never once it has been seen (object.__getattribute__ hands it out).
+    declaring = types.ModuleType("declaring_for_misses")
+    declaring.Old = 1
+    sys.modules["declaring_for_misses"] = declaring
+    try:
+        pep726hook.deprecate_attribute(declaring, "Old", "Old is deprecated")
+        other = types.ModuleType("other")
+        assert not hasattr(other, "Old")
+        with pytest.raises(AttributeError) as first:
+            object.__getattribute__(other, "Old")
+        assert not hasattr(other, "Old")
+        with pytest.raises(AttributeError) as second:
+            object.__getattribute__(other, "Old")
+        assert first.value is not second.value
+        assert first.value.args == ("Old",) and first.value.__context__ is None
+        traceback = first.value.__traceback__
+        assert not hasattr(other, "Old") and getattr(other, "Old", None) is None
+        assert first.value.__traceback__ is traceback
+    finally:
+        del sys.modules["declaring_for_misses"]

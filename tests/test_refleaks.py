@@ -606,3 +606,66 @@ def test_the_check_sees_a_leak(modules: Modules) -> None:
     # Blocks are pymalloc's: none are counted under PYTHONMALLOC=malloc (as
     # under AddressSanitizer).
     assert leaks(blocks) or sys.getallocatedblocks() == 0
+
+
+DECLARING = """
+import pep726hook
+
+attempts = []
+
+def make_table():
+    attempts.append(1)
+    if len(attempts) % 2:
+        raise AttributeError("not yet")
+    return {"table": 1}
+
+def __getattr__(name):
+    if name == "computed":
+        return 42
+    raise AttributeError(f"own miss {name}")
+
+pep726hook.lazy_attribute(__name__, "sub")
+pep726hook.lazy_attribute(__name__, "table", factory=make_table)
+pep726hook.removed_attribute(__name__, "float", "float was removed")
+pep726hook.removed_attribute(__name__, "old", "old was removed", warning="old goes away")
+"""
+
+
+@scenario
+def declared_lazy_and_removed_names(modules: Modules) -> None:
+    modules.write("refleak_declaring.sub", "VALUE = 1\n")
+    with quiet_warnings(), modules.imported("refleak_declaring.__init__", DECLARING) as module:
+        assert module.sub.VALUE == 1
+        with pytest.raises(AttributeError, match="not yet"):
+            module.table  # noqa: B018
+        assert module.table == {"table": 1}
+        for name in ("float", "old"):
+            with pytest.raises(AttributeError, match="was removed"):
+                getattr(module, name)
+            assert not hasattr(module, name)
+        assert module.computed == 42
+        assert "sub" in dir(module)
+        module.float = 1.0
+        del module.float
+        with pytest.raises(AttributeError):
+            object.__getattribute__(module, "old")
+        assert module.computed == 42
+
+
+@scenario
+def other_modules_miss_declared_names(modules: Modules) -> None:
+    declaring = made_module("refleak_declaring_made", "Old = 1\n")
+    try:
+        pep726hook.deprecate_attribute(declaring, "Old", "Old is deprecated")
+        pep726hook.removed_attribute(declaring, "gone", "gone was removed")
+        other = types.ModuleType("refleak_other")
+        for _ in range(3):
+            assert not hasattr(other, "Old") and not hasattr(other, "gone")
+            assert getattr(other, "Old", None) is None
+        with pytest.raises(AttributeError) as caught:
+            object.__getattribute__(other, "Old")
+        held = caught.value
+        assert not hasattr(other, "Old")
+        del caught, held
+    finally:
+        del sys.modules["refleak_declaring_made"]

@@ -243,7 +243,8 @@ annotation_read(PyObject *obj, PyObject *name)
 
 typedef struct {
     PyObject_HEAD
-    PyObject *namespace; /* the module's dict */
+    PyObject *module;    /* the module */
+    PyObject *namespace; /* its dict */
     PyObject *previous;  /* the module's own __getattr__ it stands in for, or NULL */
     PyObject *name;      /* the removed name */
     PyObject *error;     /* the AttributeError(message) to raise */
@@ -253,6 +254,7 @@ static int
 removed_getattr_traverse(PyObject *self, visitproc visit, void *arg)
 {
     removed_getattr *one = (removed_getattr *)self;
+    Py_VISIT(one->module);
     Py_VISIT(one->namespace);
     Py_VISIT(one->previous);
     Py_VISIT(one->name);
@@ -264,6 +266,7 @@ static int
 removed_getattr_clear(PyObject *self)
 {
     removed_getattr *one = (removed_getattr *)self;
+    Py_CLEAR(one->module);
     Py_CLEAR(one->namespace);
     Py_CLEAR(one->previous);
     Py_CLEAR(one->name);
@@ -291,7 +294,7 @@ removed_getattr_call(PyObject *self, PyObject *args, PyObject *kwargs)
         }
         return NULL;
     }
-    if (one->namespace == NULL) {
+    if (one->namespace == NULL || one->module == NULL) {
         PyErr_SetObject(PyExc_AttributeError, name);
         return NULL;
     }
@@ -306,11 +309,31 @@ removed_getattr_call(PyObject *self, PyObject *args, PyObject *kwargs)
     if (current == NULL && PyErr_Occurred()) {
         goto done;
     }
+    if (current == NULL) {
+        /* On 3.11-3.14 the native engine holds an opted-in module's own
+         * __getattr__ outside its namespace (relocated_getattr.c), and may
+         * have taken this one out there to call it: whichever it holds goes
+         * back into the namespace, whence this one leaves below. */
+        if (return_relocated_getattr(one->module) < 0) {
+            goto done;
+        }
+        current = PyDict_GetItemWithError(one->namespace, key);
+        if (current == NULL && PyErr_Occurred()) {
+            goto done;
+        }
+    }
     if (current == self) {
         int failed = one->previous != NULL
                          ? PyDict_SetItem(one->namespace, key, one->previous)
                          : PyDict_DelItem(one->namespace, key);
         if (failed) {
+            goto done;
+        }
+    }
+    else if (current == NULL && one->previous != NULL) {
+        /* The module's own goes back into the namespace, whence the next
+         * miss takes it out again. */
+        if (PyDict_SetDefault(one->namespace, key, one->previous) == NULL) {
             goto done;
         }
     }
@@ -361,6 +384,12 @@ static PyObject *
 raise_through_module(PyObject *obj, PyObject *namespace, PyObject *name, PyObject *error)
 {
     if (Py_TYPE(obj) == &PyModule_Type && PyDict_CheckExact(namespace)) {
+        /* A module's own __getattr__ that the native engine holds outside
+         * its namespace goes back there, for this one to stand in for. */
+        if (return_relocated_getattr(obj) < 0) {
+            Py_DECREF(error);
+            return NULL;
+        }
         PyObject *key = PyUnicode_InternFromString("__getattr__");
         if (key == NULL || PyType_Ready(&removed_getattr_type) < 0) {
             Py_XDECREF(key);
@@ -384,6 +413,8 @@ raise_through_module(PyObject *obj, PyObject *namespace, PyObject *name, PyObjec
             Py_DECREF(error);
             return NULL;
         }
+        Py_INCREF(obj);
+        one->module = obj;
         Py_INCREF(namespace);
         one->namespace = namespace;
         Py_XINCREF(previous);
