@@ -377,7 +377,11 @@ def real_packages(session: nox.Session) -> None:
         suite_runs = list(runs)
         if name in conversions:
             suite_runs.append(
-                ("converted", f"{converted}/bin/python", {"PEP726HOOK_ENGINE": engine})
+                (
+                    "converted",
+                    f"{converted}/bin/python",
+                    {**_activated(session, converted), "PEP726HOOK_ENGINE": engine},
+                )
             )
         for run, python, env in suite_runs:
             report = work / f"{name}-{run}.xml"
@@ -406,6 +410,16 @@ def real_packages(session: nox.Session) -> None:
         session.log(f"wall time {seconds:7.1f} s  {what}")
     if failed:
         session.error(f"outcomes differ from the plain run: {', '.join(failed)}")
+
+
+def _activated(session: nox.Session, location: str) -> dict[str, str]:
+    """The variables that activate the environment at *location* instead of the session's.
+
+    numpy's tests run its ``numpy-config`` script from PATH and compare what
+    it prints with the numpy they import.
+    """
+    path = session.env.get("PATH") or os.environ.get("PATH", "")
+    return {"PATH": f"{location}/bin{os.pathsep}{path}", "VIRTUAL_ENV": location}
 
 
 def _converted_environment(
@@ -475,15 +489,21 @@ def _compare_numpy_attributes(
     (hidden / "pep726hook.py").write_text("raise ImportError('hidden by the session')\n")
     engines = ["native", "class"] if engine == "auto" else [engine]
     observations = [("plain", "python", {}, False)]
+    activated = _activated(session, converted)
     observations += [
-        (f"converted-{name}", f"{converted}/bin/python", {"PEP726HOOK_ENGINE": name}, True)
+        (
+            f"converted-{name}",
+            f"{converted}/bin/python",
+            {**activated, "PEP726HOOK_ENGINE": name},
+            True,
+        )
         for name in engines
     ]
     observations.append(
         (
             "converted-without-pep726hook",
             f"{converted}/bin/python",
-            {"PYTHONPATH": str(hidden)},
+            {**activated, "PYTHONPATH": str(hidden)},
             False,
         )
     )

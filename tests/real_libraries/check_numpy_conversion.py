@@ -3,8 +3,9 @@
     python check_numpy_conversion.py observe OUT.json
     python check_numpy_conversion.py compare PLAIN.json OTHER.json [--converted]
 
-``observe`` (run by the interpreter whose numpy is observed) records, each
-part in a fresh process of its own:
+``observe`` (run by the interpreter whose numpy is observed, on a system
+with ``os.fork``) records, each part in a child process forked after
+``import numpy``, so that each starts from numpy as its import left it:
 
 - every name numpy's ``__getattr__`` refuses (``__former_attrs__``,
   ``__expired_attributes__``, ``__future_scalars__``, the names it compares
@@ -37,7 +38,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 import traceback
 import types
@@ -194,22 +194,41 @@ def part(which: str) -> Any:
     return _submodule(np, name) if kind == "submodule" else _from_import(name)
 
 
+def _in_child(which: str) -> Any:
+    """One part, observed in a child forked from this process (numpy imported, nothing read)."""
+    reading, writing = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: observe, write, leave without cleaning up the parent's state
+        os.close(reading)
+        status = 0
+        try:
+            data = json.dumps(part(which)).encode()
+        except BaseException as error:
+            data = json.dumps(f"failed: {type(error).__name__}: {error}").encode()
+            status = 1
+        with os.fdopen(writing, "wb") as pipe:
+            pipe.write(data)
+        os._exit(status)
+    os.close(writing)
+    with os.fdopen(reading, "rb") as pipe:
+        data = pipe.read()
+    os.waitpid(pid, 0)
+    return json.loads(data) if data else "failed: no output"
+
+
 def observe(out: str) -> None:
+    """Observe every part, each in a fresh numpy: a child forked after the import.
+
+    numpy is imported once, here, and nothing of it is read: every child
+    starts from numpy as its import left it (forking is much cheaper than
+    importing numpy again for each part).
+    """
+    import numpy  # noqa: F401
+
     parts = ["state", "refused", "star"]
     parts += [f"submodule:{name}" for name in SUBMODULES]
     parts += [f"from:{name}" for name in SUBMODULES]
-    seen = {}
-    for which in parts:
-        completed = subprocess.run(
-            [sys.executable, os.path.abspath(__file__), "part", which],
-            capture_output=True,
-            text=True,
-            check=False,
-        )
-        if completed.returncode != 0:
-            seen[which] = f"failed: {completed.stderr.strip().splitlines()[-1:]}"
-        else:
-            seen[which] = json.loads(completed.stdout)
+    seen = {which: _in_child(which) for which in parts}
     with open(out, "w", encoding="utf-8") as file:
         json.dump(seen, file, indent=1, sort_keys=True)
 
@@ -283,9 +302,6 @@ def compare(plain_path: str, other_path: str, converted: bool) -> int:
 
 
 def main(argv: list[str]) -> int:
-    if argv[:1] == ["part"] and len(argv) == 2:
-        json.dump(part(argv[1]), sys.stdout)
-        return 0
     if argv[:1] == ["observe"] and len(argv) == 2:
         observe(argv[1])
         return 0
