@@ -368,7 +368,10 @@ def real_packages(session: nox.Session) -> None:
         "numpy": (work, numpy_tests),
         "lazy_loader": (lazy_loader_root, ["tests"]),
     }
-    runs = [("plain", "python", {}), ("hooked", "python", hooked)]
+    runs: list[tuple[str, list[str], dict[str, str]]] = [
+        ("plain", ["python"], {}),
+        ("hooked", ["python"], hooked),
+    ]
     failed = []
     if "numpy" in conversions:
         failed += _compare_numpy_attributes(session, work, converted, engine, timings)
@@ -377,11 +380,7 @@ def real_packages(session: nox.Session) -> None:
         suite_runs = list(runs)
         if name in conversions:
             suite_runs.append(
-                (
-                    "converted",
-                    f"{converted}/bin/python",
-                    {**_activated(session, converted), "PEP726HOOK_ENGINE": engine},
-                )
+                ("converted", _activated(session, converted), {"PEP726HOOK_ENGINE": engine})
             )
         for run, python, env in suite_runs:
             report = work / f"{name}-{run}.xml"
@@ -389,9 +388,9 @@ def real_packages(session: nox.Session) -> None:
             session.chdir(directory)
             begun = time.monotonic()
             session.run(
-                python, "-m", "pytest", "-p", "no:cacheprovider", "-q", "-rN",
+                *python, "-m", "pytest", "-p", "no:cacheprovider", "-q", "-rN",
                 f"--junitxml={report}", *targets,
-                env=env, success_codes=[0, 1], external=python != "python",
+                env=env, success_codes=[0, 1], external=python != ["python"],
             )  # fmt: skip
             timings.append((f"{name} {run}", time.monotonic() - begun))
             reports.append(str(report))
@@ -412,14 +411,19 @@ def real_packages(session: nox.Session) -> None:
         session.error(f"outcomes differ from the plain run: {', '.join(failed)}")
 
 
-def _activated(session: nox.Session, location: str) -> dict[str, str]:
-    """The variables that activate the environment at *location* instead of the session's.
+def _activated(session: nox.Session, location: str) -> list[str]:
+    """The command that runs the Python of the environment at *location*, activated.
 
     numpy's tests run its ``numpy-config`` script from PATH and compare what
-    it prints with the numpy they import.
+    it prints with the numpy they import.  nox puts the session's own
+    environment first on the PATH it gives a command: ``env`` puts this one
+    before it.
     """
-    path = session.env.get("PATH") or os.environ.get("PATH", "")
-    return {"PATH": f"{location}/bin{os.pathsep}{path}", "VIRTUAL_ENV": location}
+    path = os.environ.get("PATH", "")
+    return [
+        "env", f"PATH={location}/bin{os.pathsep}{path}", f"VIRTUAL_ENV={location}",
+        f"{location}/bin/python",
+    ]  # fmt: skip
 
 
 def _converted_environment(
@@ -488,22 +492,18 @@ def _compare_numpy_attributes(
     hidden.mkdir(exist_ok=True)
     (hidden / "pep726hook.py").write_text("raise ImportError('hidden by the session')\n")
     engines = ["native", "class"] if engine == "auto" else [engine]
-    observations = [("plain", "python", {}, False)]
+    observations: list[tuple[str, list[str], dict[str, str], bool]] = [
+        ("plain", ["python"], {}, False)
+    ]
     activated = _activated(session, converted)
     observations += [
-        (
-            f"converted-{name}",
-            f"{converted}/bin/python",
-            {**activated, "PEP726HOOK_ENGINE": name},
-            True,
-        )
-        for name in engines
+        (f"converted-{name}", activated, {"PEP726HOOK_ENGINE": name}, True) for name in engines
     ]
     observations.append(
         (
             "converted-without-pep726hook",
-            f"{converted}/bin/python",
-            {**activated, "PYTHONPATH": str(hidden)},
+            activated,
+            {"PYTHONPATH": str(hidden)},
             False,
         )
     )
@@ -511,7 +511,7 @@ def _compare_numpy_attributes(
     for run, python, env, is_converted in observations:
         begun = time.monotonic()
         result = work / f"numpy-attributes-{run}.json"
-        session.run(python, script, "observe", str(result), env=env, external=python != "python")
+        session.run(*python, script, "observe", str(result), env=env, external=python != ["python"])
         timings.append((f"numpy attributes {run}", time.monotonic() - begun))
         if run == "plain":
             continue

@@ -21,6 +21,13 @@ interpreter (numpy 2.x and pep726hook installed):
 ``miss os float_ ...`` ``hasattr(os, "float_")``, a name the converted numpy
                        declares removed, on another module.
 ``miss os linalg ...`` ``hasattr(os, "linalg")``, one it declares lazy.
+``lazy_loader ...``    ``pkg.version`` from a package whose body calls
+                       ``lazy.attach()``: as published (its ``__getattr__``
+                       stays), ``without`` (deleted after the import), and
+                       ``converted`` (lazy_loader patched by
+                       tests/real_libraries/patches/: pep726hook's
+                       ``__getattr__``, gone when the import ends).  Only
+                       where lazy_loader of a patched version is installed.
 
 Each read is one of ten in a loop's body, from a local name, after two
 warm-up loops.  Times: the minimum over ``--rounds`` rounds (each case in a
@@ -28,8 +35,9 @@ process of its own, the cases interleaved) of the minimum of 15 repeats,
 ns per read.  With ``--callgrind``, also instructions per read (two runs of
 a fresh interpreter with two loop counts, start-up cancelled out,
 ``PYTHONHASHSEED=0``; ``_shared.per_iteration``).  Targets:
-``converted / numpy without`` <= 1.05 on 3.11-3.14 (native engine); the
-misses of other modules the same with the converted numpy as with numpy.
+``converted / numpy without`` and ``lazy_loader converted / without``
+<= 1.05 on 3.11-3.14 (native engine); the misses of other modules the same
+with the converted numpy as with numpy.
 
     python benchmarks/bench_numpy_declarations.py [--rounds 5] [--callgrind] [--json out.json]
 
@@ -42,6 +50,7 @@ import argparse
 import importlib.util
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -65,6 +74,19 @@ CASES = {
     "miss os linalg (numpy)": ("published", "hasattr(os, 'linalg')"),
     "miss os linalg (converted)": ("converted", "hasattr(os, 'linalg')"),
 }
+# The same for a package built on lazy_loader (``__getattr__, __dir__, __all__
+# = lazy.attach(...)``), reading one of its eager names.
+LAZY_LOADER_CASES = {
+    "lazy_loader": ("lazy_loader", "np.version"),
+    "lazy_loader without": ("lazy_loader without", "np.version"),
+    "lazy_loader converted": ("lazy_loader converted", "np.version"),
+}
+LAZY_PACKAGE = """
+import lazy_loader as lazy
+
+version = "1.0"
+__getattr__, __dir__, __all__ = lazy.attach(__name__, ["sub"], {"sub": ["thing"]})
+"""
 LOOPS = (2_000, 12_000)
 READS_PER_LOOP = 10
 
@@ -73,17 +95,23 @@ WORKER = r"""
 import json, os, sys, time
 
 case, loops = sys.argv[1], sys.argv[2]
-numpy_kind, statement = json.loads(os.environ["BENCH_NUMPY_CASES"])[case]
-if numpy_kind == "converted":
+kind, statement = json.loads(os.environ["BENCH_NUMPY_CASES"])[case]
+if kind == "converted":
     sys.path.insert(0, os.environ["BENCH_NUMPY_CONVERTED"])
-import numpy as np
+if kind.startswith("lazy_loader"):
+    sys.path.insert(0, os.environ["BENCH_LAZY_PACKAGE"])
+    if kind == "lazy_loader converted":
+        sys.path.insert(0, os.environ["BENCH_LAZY_CONVERTED"])
+    import lazybenchpkg as np
+else:
+    import numpy as np
 
-if numpy_kind == "without":
+if kind.endswith("without"):
     del vars(np)["__getattr__"]
-# Without this, a failed conversion would measure numpy's own __getattr__.
+# Without this, a failed conversion would measure the module's own __getattr__.
 held = "__getattr__" in vars(np)
-if held != (numpy_kind == "published"):
-    raise SystemExit(f"{case}: numpy's namespace holds __getattr__: {held}")
+if held != (kind in ("published", "lazy_loader")):
+    raise SystemExit(f"{case}: the namespace holds __getattr__: {held}")
 SOURCE = '''
 def run(np, os, loops):
     for _ in range(loops):
@@ -137,6 +165,40 @@ def converted_numpy(into: str) -> str:
     return into
 
 
+def lazy_loader_package(into: str) -> bool:
+    """Write the lazy_loader package and a converted lazy_loader under *into*; False without one.
+
+    The converted lazy_loader is a copy of the installed one with
+    tests/real_libraries/patches/lazy_loader-<version>.patch applied.
+    """
+    spec = importlib.util.find_spec("lazy_loader")
+    if spec is None or spec.origin is None:
+        return False
+    import lazy_loader
+
+    patch = os.path.join(
+        os.path.dirname(HERE), "tests", "real_libraries", "patches",
+        f"lazy_loader-{lazy_loader.__version__}.patch",
+    )  # fmt: skip
+    if not os.path.isfile(patch):
+        return False
+    package = os.path.join(into, "package", "lazybenchpkg")
+    os.makedirs(package)
+    with open(os.path.join(package, "__init__.py"), "w", encoding="utf-8") as file:
+        file.write(LAZY_PACKAGE)
+    with open(os.path.join(package, "sub.py"), "w", encoding="utf-8") as file:
+        file.write("thing = 42\n")
+    converted = os.path.join(into, "converted", "lazy_loader")
+    os.makedirs(converted)
+    shutil.copy(spec.origin, os.path.join(converted, "__init__.py"))
+    subprocess.run(
+        ["patch", "-s", "-p1", "-d", os.path.dirname(converted), "-i", patch], check=True
+    )
+    os.environ["BENCH_LAZY_PACKAGE"] = os.path.dirname(package)
+    os.environ["BENCH_LAZY_CONVERTED"] = os.path.dirname(converted)
+    return True
+
+
 def time_cases(worker: str, rounds: int) -> dict[str, float]:
     best = dict.fromkeys(CASES, float("inf"))
     for _ in range(rounds):
@@ -160,6 +222,15 @@ def ratios(values: dict[str, float]) -> dict[str, float]:
         / values["miss os float_ (numpy)"],
         "miss os linalg: converted / numpy": values["miss os linalg (converted)"]
         / values["miss os linalg (numpy)"],
+        **(
+            {
+                "lazy_loader converted / without": values["lazy_loader converted"]
+                / values["lazy_loader without"],
+                "lazy_loader / without": values["lazy_loader"] / values["lazy_loader without"],
+            }
+            if "lazy_loader" in values
+            else {}
+        ),
     }
 
 
@@ -173,6 +244,8 @@ def main() -> None:
 
     with tempfile.TemporaryDirectory(prefix="pep726hook-numpy-") as tmp:
         os.environ["BENCH_NUMPY_CONVERTED"] = converted_numpy(os.path.join(tmp, "converted"))
+        if lazy_loader_package(os.path.join(tmp, "lazy_loader")):
+            CASES.update(LAZY_LOADER_CASES)
         os.environ["BENCH_NUMPY_CASES"] = json.dumps(CASES)
         worker = os.path.join(tmp, "worker.py")
         with open(worker, "w", encoding="utf-8") as file:

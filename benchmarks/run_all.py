@@ -714,6 +714,7 @@ KEPT_SECTIONS = (
     "Runner start-up",
     "Whole-program cost on pyperformance (callgrind)",
     "PEP 562 `__getattr__` modules and the fast-getattr switch",  # bench_fast_getattr.py
+    "numpy and lazy_loader with declarations",  # bench_numpy_declarations.py
 )
 
 
