@@ -34,7 +34,8 @@ warm-up loops.  Times: the minimum over ``--rounds`` rounds (each case in a
 process of its own, the cases interleaved) of the minimum of 15 repeats,
 ns per read.  With ``--callgrind``, also instructions per read (two runs of
 a fresh interpreter with two loop counts, start-up cancelled out,
-``PYTHONHASHSEED=0``; ``_shared.per_iteration``).  Targets:
+``PYTHONHASHSEED=0``, ``OPENBLAS_NUM_THREADS=1``: the idle threads of
+OpenBLAS spin, and callgrind counts them; ``_shared.per_iteration``).  Targets:
 ``converted / numpy without`` and ``lazy_loader converted / without``
 <= 1.05 on 3.11-3.14 (native engine); the misses of other modules the same
 with the converted numpy as with numpy.
@@ -120,6 +121,10 @@ def run(np, os, loops):
 namespace = {}
 exec(SOURCE, namespace)
 run = namespace["run"]
+# The first read after the import ends the import's window (under the native
+# engine the module becomes an exact ModuleType again): before the loop's
+# instructions specialise, so that none of them deoptimises and backs off.
+np.__name__
 run(np, os, 2)
 run(np, os, 2)
 if loops == "time":
@@ -239,13 +244,21 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5, help="timing rounds (default 5)")
     parser.add_argument("--callgrind", action="store_true", help="also count instructions")
     parser.add_argument("--json", help="also write the results to this file")
+    parser.add_argument("--cases", help="comma-separated subset of the cases (ratios need theirs)")
     args = parser.parse_args()
+    # OpenBLAS's idle threads spin: callgrind would count their instructions too.
+    os.environ["OPENBLAS_NUM_THREADS"] = "1"
     import numpy
 
     with tempfile.TemporaryDirectory(prefix="pep726hook-numpy-") as tmp:
         os.environ["BENCH_NUMPY_CONVERTED"] = converted_numpy(os.path.join(tmp, "converted"))
         if lazy_loader_package(os.path.join(tmp, "lazy_loader")):
             CASES.update(LAZY_LOADER_CASES)
+        if args.cases:
+            chosen = args.cases.split(",")
+            for case in list(CASES):
+                if case not in chosen:
+                    del CASES[case]
         os.environ["BENCH_NUMPY_CASES"] = json.dumps(CASES)
         worker = os.path.join(tmp, "worker.py")
         with open(worker, "w", encoding="utf-8") as file:
@@ -267,7 +280,7 @@ def main() -> None:
         print(f"| `{case}` | {times[case]:.2f} | {count} |")
     print()
     result = {"label": label, "times": times, "counts": counts, "ratios": {}}
-    for name, ratio in ratios(times).items():
+    for name, ratio in (ratios(times) if not args.cases else {}).items():
         counted = f", instructions {ratios(counts)[name]:.3f}" if counts else ""
         print(f"{name}: time {ratio:.3f}{counted}")
         result["ratios"][name] = {
