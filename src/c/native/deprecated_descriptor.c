@@ -17,6 +17,12 @@
  * module lookup clears before it tries the module's PEP 562 __getattr__ and
  * formats its own message.
  *
+ * The same descriptors serve a module's lazy and removed names
+ * (pep726hook.lazy_attribute(), removed_attribute()), which have no value in
+ * the private builtins: a lazy read loads the value into the namespace, a
+ * removed read raises the library's AttributeError through a one-shot
+ * __getattr__ (below).
+ *
  * Which modules deprecate what is deprecating_modules.c's table. */
 #include "native.h"
 #if PY_VERSION_HEX < 0x030B0000
