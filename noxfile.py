@@ -307,29 +307,48 @@ NUMPY_TESTS = [
 
 @nox.session(python=CPYTHONS, venv_backend="venv", default=False)
 def real_packages(session: nox.Session) -> None:
-    """numpy's and lazy_loader's own tests, plain and with the hook and fast-getattr switch on.
+    """numpy's and lazy_loader's own tests: plain, with the hook and fast-getattr switch on, and converted.
 
     ``tools/run-tests.sh`` runs it on 3.14, in the chroot; it needs the
     package index.  The hooked run starts every process with ``PEP726HOOK=1`` and
-    ``PEP726HOOK_FAST_GETATTR=1``; ``tools/compare_test_outcomes.py`` then
-    requires each test to end the same way in both runs.  The argument after
-    ``--`` names the engine (``auto``, the default, ``native`` or ``class``).
+    ``PEP726HOOK_FAST_GETATTR=1``.  The converted run uses an environment
+    beside the session's, ``<session environment>-converted``, with the same
+    numpy and lazy_loader, where numpy's ``__getattr__`` is converted to
+    pep726hook's declarations (tests/real_libraries/convert_numpy.py, on
+    numpy 2.x) and lazy_loader's ``attach()`` declares its names
+    (tests/real_libraries/patches/lazy_loader-<version>.patch); nothing
+    process-wide is activated.  ``tools/compare_test_outcomes.py`` then
+    requires each test to end the same way in every run as in the plain one.
+    tests/real_libraries/check_numpy_conversion.py compares what numpy's
+    attributes do (messages, warnings and where they point, ``dir()``,
+    from-imports, other modules' misses) in the converted numpy under each
+    engine, and with pep726hook hidden (numpy's own ``__getattr__``), with
+    plain numpy.  The argument after ``--`` names the engine of the hooked
+    and converted runs (``auto``, the default, ``native`` or ``class``).
     """
+    import time
+
+    started = time.monotonic()
+    timings: list[tuple[str, float]] = []
     engine = session.posargs[0] if session.posargs else "auto"
     # Binary wheels only: building numpy from source would take the session's time.
     session.install("--only-binary", "numpy", *REAL_PACKAGES)
     _install_project(session)
     work = Path(session.create_tmp()).resolve()
     # lazy_loader's tests ship in its sdist only, beside the installed version.
-    version = session.run(
-        "python", "-c", "import lazy_loader; print(lazy_loader.__version__)", silent=True
-    )
+    versions = str(session.run(
+        "python", "-c", "import lazy_loader, numpy; print(numpy.__version__, lazy_loader.__version__)",
+        silent=True,
+    )).split()  # fmt: skip
+    numpy_version, lazy_loader_version = versions[-2], versions[-1]
     sdists = work / "sdist"
     session.run(
         "python", "-m", "pip", "download", "-q", "--no-binary", ":all:", "--no-deps",
-        "-d", str(sdists), f"lazy_loader=={str(version).strip()}",
+        "-d", str(sdists), f"lazy_loader=={lazy_loader_version}",
     )  # fmt: skip
     lazy_loader_root = _unpack_sdist(next(sdists.glob("lazy_loader-*.tar.gz")), work)
+    converted, conversions = _converted_environment(session, numpy_version, lazy_loader_version)
+    timings.append(("set-up (two environments, conversions)", time.monotonic() - started))
     hooked = {"PEP726HOOK": "1", "PEP726HOOK_ENGINE": engine, "PEP726HOOK_FAST_GETATTR": "1"}
     # The switch is on, and numpy and a lazy_loader user went through enable()
     # (native engine).
@@ -344,34 +363,167 @@ def real_packages(session: nox.Session) -> None:
     )
     session.run("python", "-c", check, str(lazy_loader_root), env=hooked)
     # numpy.core became numpy._core in numpy 2 (the newest for Python 3.8 is 1.24).
-    core = session.run(
-        "python", "-c", "import numpy; print('_core' if hasattr(numpy, '_core') else 'core')",
-        silent=True,
-    )  # fmt: skip
-    numpy_tests = [name.format(core=str(core).strip()) for name in NUMPY_TESTS]
+    core = "_core" if not numpy_version.startswith("1.") else "core"
+    numpy_tests = [name.format(core=core) for name in NUMPY_TESTS]
     suites = {
         "numpy": (work, numpy_tests),
         "lazy_loader": (lazy_loader_root, ["tests"]),
     }
+    runs: list[tuple[str, list[str], dict[str, str]]] = [
+        ("plain", ["python"], {}),
+        ("hooked", ["python"], hooked),
+    ]
     failed = []
+    if "numpy" in conversions:
+        failed += _compare_numpy_attributes(session, work, converted, engine, timings)
     for name, (directory, targets) in suites.items():
         reports = []
-        for run, env in (("plain", {}), ("hooked", hooked)):
+        suite_runs = list(runs)
+        if name in conversions:
+            suite_runs.append(
+                ("converted", _activated(session, converted), {"PEP726HOOK_ENGINE": engine})
+            )
+        for run, python, env in suite_runs:
             report = work / f"{name}-{run}.xml"
+            report.unlink(missing_ok=True)  # from an earlier session
             session.chdir(directory)
+            begun = time.monotonic()
             session.run(
-                "python", "-m", "pytest", "-p", "no:cacheprovider", "-q", "-rN",
+                *python, "-m", "pytest", "-p", "no:cacheprovider", "-q", "-rN",
                 f"--junitxml={report}", *targets,
-                env=env, success_codes=[0, 1],
+                env=env, success_codes=[0, 1], external=python != ["python"],
             )  # fmt: skip
+            timings.append((f"{name} {run}", time.monotonic() - begun))
             reports.append(str(report))
         session.chdir(Path(__file__).parent)
-        try:
-            session.run("python", "tools/compare_test_outcomes.py", *reports, "--label", name)
-        except nox.command.CommandFailed:
-            failed.append(name)
+        for report in reports[1:]:
+            run = Path(report).stem.rsplit("-", 1)[1]
+            try:
+                session.run(
+                    "python", "tools/compare_test_outcomes.py", reports[0], report,
+                    "--label", f"{name} {run}",
+                )  # fmt: skip
+            except nox.command.CommandFailed:
+                failed.append(f"{name} {run}")
+    timings.append(("whole session", time.monotonic() - started))
+    for what, seconds in timings:
+        session.log(f"wall time {seconds:7.1f} s  {what}")
     if failed:
-        session.error(f"outcomes differ with the hook on: {', '.join(failed)}")
+        session.error(f"outcomes differ from the plain run: {', '.join(failed)}")
+
+
+def _activated(session: nox.Session, location: str) -> list[str]:
+    """The command that runs the Python of the environment at *location*, activated.
+
+    numpy's tests run its ``numpy-config`` script from PATH and compare what
+    it prints with the numpy they import.  nox puts the session's own
+    environment first on the PATH it gives a command: ``env`` puts this one
+    before it.
+    """
+    path = os.environ.get("PATH", "")
+    return [
+        "env", f"PATH={location}/bin{os.pathsep}{path}", f"VIRTUAL_ENV={location}",
+        f"{location}/bin/python",
+    ]  # fmt: skip
+
+
+def _converted_environment(
+    session: nox.Session, numpy_version: str, lazy_loader_version: str
+) -> tuple[str, set[str]]:
+    """Make the converted environment beside the session's; return its location and what it converts.
+
+    It gets *numpy_version* and *lazy_loader_version* from their wheels, the
+    tests' needs and this project; then numpy 2.x's ``__init__.py`` is
+    converted by tests/real_libraries/convert_numpy.py (which fails the
+    session on a numpy 2.x it cannot convert) and lazy_loader is patched if
+    tests/real_libraries/patches/ has a patch for its version.  The set
+    names the packages converted (``numpy``, ``lazy_loader``); a package
+    left out is logged.
+    """
+    location = f"{session.virtualenv.location}-converted"
+    python = f"{location}/bin/python"
+    if not Path(python).exists():
+        session.run("python", "-m", "venv", location, silent=True)
+    pins = [f"numpy=={numpy_version}", f"lazy_loader=={lazy_loader_version}"]
+    pip = [python, "-m", "pip", "install", "-q"]
+    session.run(*pip, "--only-binary", "numpy", *pins, *REAL_PACKAGES[2:], external=True)
+    # A reused environment holds converted copies: start from the wheels.
+    session.run(
+        *pip, "--force-reinstall", "--no-deps", "--only-binary", "numpy", *pins, external=True
+    )
+    session.run(*pip, *BUILD_REQUIREMENTS, external=True)
+    session.run(
+        *pip, "--force-reinstall", "--no-deps", "--no-build-isolation", ".", external=True
+    )  # fmt: skip
+    conversions = set()
+    if numpy_version.startswith("1."):
+        session.log(f"numpy {numpy_version} (1.x) is not converted: the conversion is numpy 2.x's")
+    else:
+        session.run(python, str(REAL_LIBRARIES / "convert_numpy.py"), external=True)
+        conversions.add("numpy")
+    patch = REAL_LIBRARIES / "patches" / f"lazy_loader-{lazy_loader_version}.patch"
+    if patch.is_file():
+        site_packages = session.run(
+            python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])",
+            silent=True, external=True,
+        )  # fmt: skip
+        session.run(
+            "patch", "-p1", "--forward", "-d", str(site_packages).strip(), "-i", str(patch),
+            external=True,
+        )  # fmt: skip
+        conversions.add("lazy_loader")
+    else:
+        session.log(f"lazy_loader {lazy_loader_version} is not converted: no {patch.name}")
+    return location, conversions
+
+
+def _compare_numpy_attributes(
+    session: nox.Session, work: Path, converted: str, engine: str, timings: list[tuple[str, float]]
+) -> list[str]:
+    """Observe numpy's attributes plain and converted; return the comparisons that failed.
+
+    The converted numpy is observed under each engine (``native`` where it
+    can run, ``class``; only *engine* when it names one) and with
+    pep726hook hidden, which leaves numpy's own ``__getattr__`` in charge.
+    """
+    import time
+
+    script = str(REAL_LIBRARIES / "check_numpy_conversion.py")
+    hidden = work / "pep726hook-hidden"
+    hidden.mkdir(exist_ok=True)
+    (hidden / "pep726hook.py").write_text("raise ImportError('hidden by the session')\n")
+    engines = ["native", "class"] if engine == "auto" else [engine]
+    observations: list[tuple[str, list[str], dict[str, str], bool]] = [
+        ("plain", ["python"], {}, False)
+    ]
+    activated = _activated(session, converted)
+    observations += [
+        (f"converted-{name}", activated, {"PEP726HOOK_ENGINE": name}, True) for name in engines
+    ]
+    observations.append(
+        (
+            "converted-without-pep726hook",
+            activated,
+            {"PYTHONPATH": str(hidden)},
+            False,
+        )
+    )
+    failed = []
+    for run, python, env, is_converted in observations:
+        begun = time.monotonic()
+        result = work / f"numpy-attributes-{run}.json"
+        session.run(*python, script, "observe", str(result), env=env, external=python != ["python"])
+        timings.append((f"numpy attributes {run}", time.monotonic() - begun))
+        if run == "plain":
+            continue
+        try:
+            session.run(
+                "python", script, "compare", str(work / "numpy-attributes-plain.json"),
+                str(result), *(["--converted"] if is_converted else []),
+            )  # fmt: skip
+        except nox.command.CommandFailed:
+            failed.append(f"numpy attributes {run}")
+    return failed
 
 
 def _unpack_sdist(archive: Path, into: Path) -> Path:

@@ -31,6 +31,7 @@ PUBLIC_API = {
     "ScanSkipped",
     "__version__",
     "available_engines",
+    "declared_getattr",
     "deprecate_attribute",
     "deprecated",
     "enable",
@@ -77,6 +78,7 @@ def test_api_page_documents_every_public_name_once_in_the_order_users_meet_them(
         pep726hook.deprecate_attribute,
         pep726hook.lazy_attribute,
         pep726hook.removed_attribute,
+        pep726hook.declared_getattr,
     ],
 )
 def test_public_signatures_name_only_types_a_reader_can_resolve(function: object) -> None:

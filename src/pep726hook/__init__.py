@@ -213,6 +213,7 @@ _SOURCES = {
     "deprecated": "_deprecations._api",
     "lazy_attribute": "_deprecations._declarations",
     "removed_attribute": "_deprecations._declarations",
+    "declared_getattr": "_deprecations._declared_getattr",
     "ScanFinding": "_scan",
     "ScanRelated": "_scan",
     "ScanResult": "_scan",
@@ -357,6 +358,7 @@ def _load(source: str, name: str) -> "Any":
 if TYPE_CHECKING:
     from ._deprecations._api import DeprecatedValue, deprecate_attribute, deprecated
     from ._deprecations._declarations import lazy_attribute, removed_attribute
+    from ._deprecations._declared_getattr import declared_getattr
     from ._enable import enable
     from ._engines import EngineUnavailableError, available_engines
     from ._install import (
@@ -395,6 +397,7 @@ __all__ = [
     "ScanSkipped",
     "__version__",
     "available_engines",
+    "declared_getattr",
     "deprecate_attribute",
     "deprecated",
     "enable",

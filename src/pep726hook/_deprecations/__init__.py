@@ -23,6 +23,9 @@ this package):
 * :mod:`._declarations`: ``pep726hook.lazy_attribute()`` and
   ``pep726hook.removed_attribute()`` (lazy and removed names, entries of
   the same tables), and their argument checks.
+* :mod:`._declared_getattr`: ``pep726hook.declared_getattr()``, the
+  ``__getattr__`` that serves a module's declared names and leaves its
+  namespace when its import ends (lazy_loader's idiom binds one).
 
 Nothing here is imported before the first use of the deprecation API:
 ``import pep726hook`` and ``enable()`` of a library without deprecations
