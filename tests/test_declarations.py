@@ -11,6 +11,7 @@ from __future__ import annotations
 import importlib
 import sys
 import threading
+import traceback
 import types
 import warnings
 from typing import Any, Callable
@@ -192,6 +193,23 @@ def test_a_removed_name_raises_the_librarys_message(route: str, load: Callable[.
     assert "__getattr__" not in vars(package)
     # The module's own code reads the builtin of that name.
     assert package.own_float("1.5") == 1.5
+
+
+def test_a_removed_names_error_prints_the_librarys_message_and_no_guess(
+    route: str, load: Callable[..., Any]
+) -> None:
+    # CPython fills in the name and object of an AttributeError whose name is
+    # unset, and a traceback then appends "Did you mean: 'float16'?"-style
+    # guesses to the library's message (3.10+); numpy's own errors set
+    # name=None to keep its message as written, and so does this one.
+    # float16 is a name a guess would offer for float.
+    package = load(PACKAGE + "float16 = 16\n")
+    with pytest.raises(AttributeError) as caught:
+        package.float  # noqa: B018
+    printed = "".join(traceback.format_exception_only(caught.type, caught.value))
+    assert printed == "AttributeError: declpkg.float was removed; use float\n"
+    if sys.version_info >= (3, 10):
+        assert caught.value.name is None
 
 
 def test_a_removed_name_warns_first_at_the_readers_line(

@@ -462,6 +462,16 @@ read_removed(PyObject *obj, PyObject *namespace, PyObject *name, PyObject *depre
     if (error == NULL) {
         return NULL;
     }
+#if PY_VERSION_HEX >= 0x030A0000
+    /* Its name None, not unset: CPython then leaves it so (it fills in the
+     * name and object of an unset one), and a traceback prints the library's
+     * message without a "Did you mean" guess appended (_warning.py's
+     * removed_error() says the same for the class engine). */
+    if (PyObject_SetAttrString(error, "name", Py_None) < 0) {
+        Py_DECREF(error);
+        return NULL;
+    }
+#endif
     return raise_through_module(obj, namespace, name, error);
 }
 

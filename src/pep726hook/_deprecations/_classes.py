@@ -51,7 +51,7 @@ from ._entries import (
     has_deprecations,
     load_lazy,
 )
-from ._warning import is_fromlist_probe, warn_for, warn_removed
+from ._warning import is_fromlist_probe, removed_error, warn_for, warn_removed
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -136,7 +136,7 @@ def deprecating_mixin(opted_in: type, home: str, qualname: str, doc: str) -> typ
         if deprecation is not None and deprecation[1].kind == REMOVED:
             if not is_fromlist_probe(sys._getframe(1)):
                 warn_removed(deprecation[1], 2)
-            raise AttributeError(deprecation[1].message)
+            raise removed_error(deprecation[1])
         if deprecation is not None and deprecation[1].kind == LAZY:
             # The load stores the value in the namespace and ends the declaration.
             return load_lazy(deprecation[1])

@@ -42,6 +42,19 @@ def warn_removed(entry: Deprecation, stacklevel: int) -> None:
         _warnings.warn(entry.warning, entry.category, stacklevel)
 
 
+def removed_error(entry: Deprecation) -> AttributeError:
+    """The error a read of a removed name raises: the library's message, as it wrote it.
+
+    Its ``name`` is None, not unset: CPython then leaves it so (it fills in
+    the name and object of an unset one), and a traceback prints the message
+    without a "Did you mean" guess appended, as numpy's own errors for its
+    removed names do.
+    """
+    if sys.version_info >= (3, 10):
+        return AttributeError(entry.message, name=None)
+    return AttributeError(entry.message)
+
+
 def is_fromlist_probe(frame: "Any") -> bool:
     """Tell whether *frame* is importlib's ``_handle_fromlist``.
 
