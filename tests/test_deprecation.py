@@ -973,20 +973,29 @@ def test_lazy_deprecations_refuse_bad_input_and_change_nothing(
     assert own_value(module, "x") == 1
 
 
-def test_markers_of_a_module_the_finder_loaded_become_deprecations_at_the_end_of_its_import(
-    monkeypatch: pytest.MonkeyPatch, load: Callable[..., Any], no_opted_in_module_alive: None
+@pytest.mark.parametrize("engine", pep726hook.available_engines())
+def test_the_process_wide_hook_alone_leaves_a_modules_markers_as_they_are(
+    engine: str,
+    monkeypatch: pytest.MonkeyPatch,
+    load: Callable[..., Any],
+    no_opted_in_module_alive: None,
 ) -> None:
-    # The class engine's process-wide hook loads modules through its finder.
-    monkeypatch.setenv("PEP726HOOK_ENGINE", "class")
+    # Only enable() (or deprecate_attribute()) opts a module with markers in,
+    # under every engine: the class engine's finder sees each import end,
+    # the native engine does not, and neither acts on markers there.
+    monkeypatch.setenv("PEP726HOOK_ENGINE", engine)
     pep726hook.deprecated(0, "loads the deprecation module")
-    with pep726hook.install("class"):
+    with pep726hook.install(engine):
         module = load("import pep726hook\nY = pep726hook.deprecated(5, 'Y is deprecated')\n")
         try:
-            assert own_value(module, "Y") == 5
-            with pytest.warns(DeprecationWarning, match="Y is deprecated"):
-                assert module.Y == 5
+            with warnings.catch_warnings():
+                warnings.simplefilter("error")
+                marker = module.Y
+            assert type(marker) is pep726hook.DeprecatedValue
+            with pytest.raises(TypeError, match=r"pep726hook\.enable\(__name__\)"):
+                marker()
         finally:
-            del module
+            del module, marker
             sys.modules.pop("depmod", None)
             collect_garbage()
 

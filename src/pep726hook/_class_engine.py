@@ -279,20 +279,6 @@ def add_opted_in_mixin(
             _kept_mixins.append((mixin, kept_by))
 
 
-# What settle() calls at the end of each import it saw (call_at_import_end).
-_calls_at_import_end: "list[Callable[[ModuleType], None]]" = []
-
-
-def call_at_import_end(call: "Callable[[ModuleType], None]") -> None:
-    """Have :meth:`ClassEngine.settle` call ``call(module)`` once each import it sees has ended.
-
-    For the deprecations package (a body that made ``deprecated()`` markers
-    without ``enable()``); *call* runs no import and takes no lock.
-    """
-    if call not in _calls_at_import_end:
-        _calls_at_import_end.append(call)
-
-
 # The name under which the opted-in class is found (pickle finds it as
 # pep726hook._enable.module).
 _OPT_IN_NAME = "OptedInModule"
@@ -437,10 +423,6 @@ class ClassEngine:
             # By type: isinstance() would read __class__, which loads a
             # _LazyModule whose LazyLoader we wrapped, defeating the laziness.
             self.downgrade(module)
-        # What the deprecations package asks at the end of each import (a
-        # body that made deprecated() markers without enable()).
-        for call in _calls_at_import_end:
-            call(module)
 
     # -- opt-in (enable()) ---------------------------------------------------------------
 

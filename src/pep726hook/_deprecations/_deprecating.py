@@ -18,10 +18,8 @@ names, resolved by :mod:`._classes`) reach into the package from outside.
 import sys
 
 from .. import _state
-from .._class_engine import call_at_import_end
 from .._composition import namespace_of, register_deprecations
 from .._enable import (
-    enable,
     is_opted_in,
     needs_opt_in,
     opt_in,
@@ -87,25 +85,6 @@ def convert_markers(module: ModuleType) -> None:
                 for name, marker in markers
             },
         )
-
-
-def enable_if_marked(module: ModuleType) -> None:
-    """Enable *module*, whose import by pep726hook's finder just ended, if it holds markers.
-
-    ``enable()`` then turns them into deprecations.  The class engine calls
-    it at the end of each import (registered below); no import starts from
-    here (the end of an ``exec_module``).
-    """
-    if not may_hold_markers():
-        return
-    names = [
-        name
-        for name, value in list(namespace_of_module(module).items())
-        if type(value) is DeprecatedValue
-    ]
-    # A marker under a dunder name, which enable() refuses, leaves it alone.
-    if names and not any(is_dunder(name) for name in names):
-        enable(module)
 
 
 def deprecate_opting_in(module: ModuleType, entries: "Table") -> None:
@@ -300,6 +279,5 @@ class _ForHookAwareClasses:
 # once: no marker and no deprecation exists before this module is loaded.
 register_deprecations(ids_with_tables(), DeprecatedValue, _ForHookAwareClasses)
 register_markers(markers_in, convert_markers)
-call_at_import_end(enable_if_marked)
 serve_pending_reads(convert_pending_markers, read_moved)
 _register_with_native_engine()
