@@ -214,7 +214,9 @@ FIGURES_ROW = re.compile(r"^\| (?P<figure>.+?) \| (?P<page>[\w./-]+\.md) \| (?P<
 
 
 def figures_table() -> list[dict[str, str]]:
-    rows = [m.groupdict() for m in map(FIGURES_ROW.match, read("docs/figures.md").splitlines()) if m]
+    rows = [
+        m.groupdict() for m in map(FIGURES_ROW.match, read("docs/figures.md").splitlines()) if m
+    ]
     return [row for row in rows if row["figure"] != "figure"]
 
 
