@@ -50,6 +50,13 @@ QUOTED = {
         "docs/native-engine.md",
         "docs/benchmarks.md",
     ),
+    # fast_getattr=True's read gain (bench_fast_getattr.py --all --numpy; docs/fast-getattr.md's
+    # table, recomputed below).
+    f"4.1{DASH}4.7x fewer instructions, 3.2{DASH}4.8x less time": ("README.md", "PYPI.md"),
+    f"4.1{DASH}4.7x fewer instructions": ("docs/library-authors.md",),
+    f"4.1{DASH}4.7x in instructions": ("docs/native-engine.md",),
+    f"3.2{DASH}4.8x less": ("docs/library-authors.md", "docs/fast-getattr.md"),
+    f"4.1{DASH}4.6x a plain module's": ("docs/library-authors.md", "docs/engines.md"),
     f"0.67{DASH}0.76": (
         "README.md",
         "PYPI.md",
@@ -172,3 +179,66 @@ def test_the_migration_pages_read_costs_are_the_benchmark_tables() -> None:
             assert close(quoted_before, before) and close(quoted_after, after), (line, cell)
         rows += 1
     assert rows == 6
+
+
+def fast_getattr_rows() -> list[list[str]]:
+    """The rows of docs/fast-getattr.md's instructions table (bench_fast_getattr.py's figures)."""
+    page = read("docs/fast-getattr.md")
+    rows = []
+    for line in page[page.index("## Measured") :].splitlines():
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if line.startswith("| 3."):
+            rows.append(cells)
+    assert rows, "no instructions table under '## Measured'"
+    return rows
+
+
+def test_the_quoted_fast_getattr_gains_are_the_benchmark_table() -> None:
+    rows = fast_getattr_rows()
+    # columns: CPython, plain, __getattr__ (its multiple), with the switch, np.float64, switch
+    plain = [float(r[1]) for r in rows]
+    getattr_ = [float(r[2].split()[0]) for r in rows]
+    switch = [float(r[3].split()[0]) for r in rows]
+    gains = [g / s for g, s in zip(getattr_, switch)]
+    multiples = [g / p for g, p in zip(getattr_, plain)]
+    assert f"{min(gains):.1f}{DASH}{max(gains):.1f}x fewer instructions" in QUOTED
+    assert f"{min(multiples):.1f}{DASH}{max(multiples):.1f}x a plain module's" in QUOTED
+    page = " ".join(read("docs/fast-getattr.md").split())
+    times = re.findall(r"([\d.]+) → ([\d.]+) ns", page[page.index("In time") :])
+    time_gains = [float(a) / float(b) for a, b in times]
+    assert len(time_gains) == 4, times
+    assert f"{min(time_gains):.1f}{DASH}{max(time_gains):.1f}x less" in QUOTED
+
+
+FIGURES_ROW = re.compile(r"^\| (?P<figure>.+?) \| (?P<page>[\w./-]+\.md) \| (?P<source>.+) \|$")
+
+
+def figures_table() -> list[dict[str, str]]:
+    rows = [
+        m.groupdict() for m in map(FIGURES_ROW.match, read("docs/figures.md").splitlines()) if m
+    ]
+    return [row for row in rows if row["figure"] != "figure"]
+
+
+def test_the_figures_page_lists_figures() -> None:
+    assert len(figures_table()) >= 20
+
+
+@pytest.mark.parametrize("row", figures_table(), ids=lambda row: f"{row['page']}:{row['figure']}")
+def test_each_listed_figure_is_on_its_page_next_to_its_source(row: dict[str, str]) -> None:
+    page = " ".join(read(row["page"]).split())
+    figure = " ".join(row["figure"].split())
+    assert figure in page, f"{figure!r} is not in {row['page']}"
+    scripts = re.findall(r"(?:benchmarks|tools)/[\w.]+\.py", row["source"])
+    commits = re.findall(r"\bcommits? ([0-9a-f]{7,40})(?: and ([0-9a-f]{7,40}))?", row["source"])
+    hashes = [h for pair in commits for h in pair if h]
+    assert scripts or (hashes and "history" in row["source"]), (
+        f"{figure!r}: name a script in benchmarks/ or the commit of a historical figure"
+    )
+    for script in scripts:
+        assert (ROOT / script).is_file(), f"{script} does not exist"
+    # The page names the source near the figure: within the same paragraph.
+    at = page.index(figure)
+    near = page[max(0, at - 1000) : at + 1000]
+    for name in [script.split("/")[-1] for script in scripts] + hashes:
+        assert name in near, f"{row['page']} does not name {name} near {figure!r}"
