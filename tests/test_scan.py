@@ -954,6 +954,7 @@ SCAN_MODULES = (
     "_model",
     "_files",
     "_filter",
+    "_markers",
     "_advice",
     "_parsing",
     "_static_getattr",
