@@ -404,6 +404,9 @@ KEPT_SECTIONS = (
     "Class engine start-up",
     "Runner start-up",
     "Whole-program cost on pyperformance (callgrind)",
+    "What a library costs the rest of a process",  # by hand
+    "A store without hooks on 3.10 and 3.11",  # by hand
+    "Scan (`pep726hook scan` against `grep -rl`)",  # bench_scan.py
     "PEP 562 `__getattr__` modules and the fast-getattr switch",  # bench_fast_getattr.py
     "First use of the library API",  # bench_first_use.py
     "Start-up with `PEP726HOOK=1`: what bounds it",  # bench_callgrind.py, by hand

@@ -59,7 +59,7 @@ not installed is skipped with a message.  Ways to run it::
 
 ``--run`` does them all on this interpreter and writes one JSON file;
 ``--render`` writes the sections "A deprecating module against the proxies"
-and "Deprecation helpers of real libraries" of docs/benchmarks.md from such
+and "Deprecation helpers of real libraries" of docs/benchmarks-deprecation.md from such
 files, with ``--before`` a table of an earlier pep726hook's figures beside
 them.  ``--only`` (comma-separated case prefixes) narrows any of them.
 
@@ -719,7 +719,7 @@ def _load_results(paths: list[str]) -> list[dict[str, Any]]:
 
 def render(paths: list[str], before: list[str] | None = None) -> None:
     results = _load_results(paths)
-    page = os.path.join(ROOT, "docs", "benchmarks.md")
+    page = os.path.join(ROOT, "docs", "benchmarks-deprecation.md")
     summary = summary_markdown(results, _load_results(before or []))
     write_section(summary, page, SUMMARY_SECTION, ahead_of=SECTION)
     write_section(markdown(results), page)

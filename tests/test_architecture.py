@@ -272,7 +272,9 @@ def tracked_files() -> list[str]:
     if not (CHECKOUT / ".git").exists() or shutil.which("git") is None:
         import pytest
 
-        pytest.skip("not run from a git checkout (e.g. from an unpacked sdist): no list of tracked files")
+        pytest.skip(
+            "not run from a git checkout (e.g. from an unpacked sdist): no list of tracked files"
+        )
     listing = subprocess.run(
         ["git", "ls-files", "-z"], cwd=CHECKOUT, capture_output=True, check=True
     ).stdout.decode("utf-8")
@@ -290,4 +292,6 @@ def test_no_tracked_file_is_over_800_lines() -> None:
         lines = path.read_bytes().count(b"\n")
         if lines > MAX_LINES:
             too_long[name] = lines
-    assert not too_long, f"split these files along their responsibilities (over {MAX_LINES} lines): {too_long}"
+    assert not too_long, (
+        f"split these files along their responsibilities (over {MAX_LINES} lines): {too_long}"
+    )

@@ -1,4 +1,4 @@
-"""benchmarks/bench_deprecation_libraries.py runs and writes its figures into docs/benchmarks.md.
+"""benchmarks/bench_deprecation_libraries.py runs and writes its figures into docs/benchmarks-deprecation.md.
 
 The rendering and the section replacement on made-up results, the arithmetic
 of the instruction counts on made-up totals, and one inspection run of the
