@@ -6,7 +6,7 @@ has the native engine hold the function outside the namespace on CPython
 of ``ModuleType`` is then a wrapper for the whole process, and on 3.12-3.14
 CPython's cheap suppressed miss (``hasattr()``, ``getattr(m, n, default)``,
 the import system's probes) applies to no module any more
-(docs/native-engine.md, "What a relocated __getattr__ costs").  This
+(docs/native-engine-getattr.md, "What a relocated __getattr__ costs").  This
 measures whole programs in three states of one venv, a library imported
 first by a ``sitecustomize.py`` (the method and venvs of
 ``bench_pyperformance.py``):

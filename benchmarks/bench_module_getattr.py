@@ -3,7 +3,7 @@
 On CPython 3.11-3.14 the specialiser refuses ``LOAD_ATTR`` on a module whose
 namespace holds ``__getattr__`` (https://github.com/python/cpython/issues/143469),
 so every read of such a module costs the read slot.  The native engine moves an
-opted-in module's function out of the namespace (docs/native-engine.md,
+opted-in module's function out of the namespace (docs/native-engine-getattr.md,
 "Modules with a PEP 562 __getattr__").  Callgrind instructions per read (the
 method of ``bench_store_instructions.py``, ``_shared.per_iteration``: two runs
 of a fresh interpreter with two loop counts, start-up cancelled out,

@@ -250,3 +250,48 @@ def test_the_checks_catch_a_circle_and_a_private_import(tmp_path: Path) -> None:
     assert cycle is not None
     assert sorted(set(cycle)) == [f"{PACKAGE}._a", f"{PACKAGE}._b", f"{PACKAGE}._c"]
     assert private_imports(modules) == [f"{PACKAGE}._a:2: _helper from {PACKAGE}._b"]
+
+
+# --- No file over 800 lines -------------------------------------------------
+
+MAX_LINES = 800
+CHECKOUT = Path(__file__).resolve().parents[1]
+
+# Files a person does not maintain line by line, so their length says nothing
+# about how the code or prose is split: a picture, and diffs made by ``diff``
+# against third-party sources (their length is the upstream file's business).
+NOT_MAINTAINED_BY_HAND = ("docs/benchmarks.png",)
+NOT_MAINTAINED_SUFFIXES = (".patch",)
+
+
+def tracked_files() -> list[str]:
+    """The files git tracks in the checkout the tests run from, or skip the test."""
+    import shutil
+    import subprocess
+
+    if not (CHECKOUT / ".git").exists() or shutil.which("git") is None:
+        import pytest
+
+        pytest.skip(
+            "not run from a git checkout (e.g. from an unpacked sdist): no list of tracked files"
+        )
+    listing = subprocess.run(
+        ["git", "ls-files", "-z"], cwd=CHECKOUT, capture_output=True, check=True
+    ).stdout.decode("utf-8")
+    return [name for name in listing.split("\0") if name]
+
+
+def test_no_tracked_file_is_over_800_lines() -> None:
+    too_long = {}
+    for name in tracked_files():
+        if name in NOT_MAINTAINED_BY_HAND or name.endswith(NOT_MAINTAINED_SUFFIXES):
+            continue
+        path = CHECKOUT / name
+        if not path.is_file():  # deleted in the work tree, not yet committed
+            continue
+        lines = path.read_bytes().count(b"\n")
+        if lines > MAX_LINES:
+            too_long[name] = lines
+    assert not too_long, (
+        f"split these files along their responsibilities (over {MAX_LINES} lines): {too_long}"
+    )

@@ -1,4 +1,4 @@
-"""benchmarks/bench_deprecation_libraries.py runs and writes its figures into docs/benchmarks.md.
+"""benchmarks/bench_deprecation_libraries.py runs and writes its figures into docs/benchmarks-deprecation.md.
 
 The rendering and the section replacement on made-up results, the arithmetic
 of the instruction counts on made-up totals, and one inspection run of the
@@ -59,21 +59,29 @@ RESULT: dict[str, Any] = {
 
 def _load(path: Path, name: str) -> ModuleType:
     # Loaded from its file (the benchmarks are no package); it imports nothing
-    # but the standard library at load time.
+    # but the standard library and its own sibling modules at load time.
+    # The script imports its sibling modules, as it does when run.
     spec = importlib.util.spec_from_file_location(name, path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module
+    sys.path.insert(0, str(path.parent))
     try:
         spec.loader.exec_module(module)
     finally:
         del sys.modules[spec.name]
+        sys.path.remove(str(path.parent))
     return module
 
 
 @pytest.fixture(scope="module")
 def bench() -> ModuleType:
     return _load(SCRIPT, "_bench_libraries_under_test")
+
+
+@pytest.fixture(scope="module")
+def library_cases() -> ModuleType:
+    return _load(BENCHMARKS / "_deprecation_library_cases.py", "_library_cases_under_test")
 
 
 @pytest.fixture(scope="module")
@@ -134,13 +142,13 @@ def test_without_earlier_figures_there_is_no_before_and_after_table(bench: Modul
 
 
 def test_the_plain_module_has_no_reads_of_another_module(
-    bench: ModuleType, monkeypatch: pytest.MonkeyPatch
+    library_cases: ModuleType, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Looking for the libraries would import their packages into this process.
-    monkeypatch.setattr(bench, "installed_libraries", list)
-    plain = [case for case in bench.cases("plain/") if case.startswith("plain/")]
+    monkeypatch.setattr(library_cases, "installed_libraries", list)
+    plain = [case for case in library_cases.cases("plain/") if case.startswith("plain/")]
     assert plain == ["plain/x", "plain/Old", "plain/miss"]
-    assert bench.base_case("zope/proxy/other x") == "plain/x"
+    assert library_cases.base_case("zope/proxy/other x") == "plain/x"
 
 
 def test_the_section_is_replaced_and_the_next_one_kept(bench: ModuleType, tmp_path: Path) -> None:

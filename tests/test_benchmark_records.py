@@ -1,5 +1,7 @@
 """benchmarks/run_all.py holds docs/benchmarks.md's start-up figures to their record.
 
+The comparison lives in benchmarks/_report.py, the report run_all.py writes.
+
 Only the comparison, on small made-up pages and results: nothing is measured.
 """
 
@@ -12,7 +14,7 @@ from types import ModuleType
 
 import pytest
 
-RUN_ALL = Path(__file__).resolve().parent.parent / "benchmarks" / "run_all.py"
+REPORT = Path(__file__).resolve().parent.parent / "benchmarks" / "_report.py"
 
 PAGE = """\
 # Benchmarks
@@ -39,7 +41,7 @@ PAGE = """\
 def run_all() -> ModuleType:
     # Loaded from its file (the benchmarks are no package), and in sys.modules
     # only while its body runs, as its dataclass needs.
-    spec = importlib.util.spec_from_file_location("_run_all_under_test", RUN_ALL)
+    spec = importlib.util.spec_from_file_location("_report_under_test", REPORT)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module
@@ -135,7 +137,7 @@ def test_the_page_records_every_start_up_state_of_each_cpython_it_lists(
 ) -> None:
     # The records a run is held to: a figure accepted by hand must leave the
     # table whole, or a moved figure would pass as one not recorded yet.
-    page = (RUN_ALL.parent.parent / "docs" / "benchmarks.md").read_text(encoding="utf-8")
+    page = (REPORT.parent.parent / "docs" / "benchmarks.md").read_text(encoding="utf-8")
     recorded = run_all.recorded_startup_counts(page)
     labels = {label for label, _ in recorded}
     assert labels, "docs/benchmarks.md has no start-up table"

@@ -3,7 +3,7 @@
 Nothing is measured: the checks read README.md, PYPI.md and docs/*.md.  A
 figure quoted in several places is listed in QUOTED with every file that must
 hold it, so that changing it in one place fails here until it is changed
-everywhere; the ranges derived from a table of docs/benchmarks.md are
+everywhere; the ranges derived from a table of docs/benchmarks*.md are
 recomputed from that table.
 """
 
@@ -19,11 +19,16 @@ DASH = "\N{EN DASH}"  # the documents write ranges with it
 OUTSIDE_FILES = ("README.md", "PYPI.md", "docs/library-authors.md", "docs/deprecation.md")
 OUTSIDE = re.compile(r"<!-- outside-the-module:[^\n]*-->\n(.*?)<!-- /outside-the-module -->", re.S)
 
-# figure, as written -> the files that quote it (docs/benchmarks.md's tables are the source).
+# figure, as written -> the files that quote it (the tables of docs/benchmarks*.md are the source).
 QUOTED = {
     # fast_getattr=True: every module's suppressed misses (bench_module_getattr.py) and whole
-    # programs (bench_getattr_tax.py); docs/native-engine.md holds the tables.
-    f"8.7{DASH}12.3": ("README.md", "PYPI.md", "docs/library-authors.md", "docs/native-engine.md"),
+    # programs (bench_getattr_tax.py); docs/native-engine-getattr.md holds the tables.
+    f"8.7{DASH}12.3": (
+        "README.md",
+        "PYPI.md",
+        "docs/library-authors.md",
+        "docs/native-engine-getattr.md",
+    ),
     "+1.4% on 3.12.1 and +2.1% on 3.14.10": ("README.md", "PYPI.md"),
     "`import numpy` +1.9% and +2.7%": ("README.md", "PYPI.md"),
     # The whole tools/run-tests.sh: CI's runs, and the chroot's set-up (docs/development.md).
@@ -35,11 +40,11 @@ QUOTED = {
         "PYPI.md",
         "docs/library-authors.md",
         "docs/deprecation.md",
-        "docs/benchmarks.md",
+        "docs/benchmarks-deprecation.md",
     ),
     # The move of a module of 1,000 functions (bench_deprecation.py --case move).
-    f"0.14{DASH}0.17 ms": ("docs/benchmarks.md", "docs/deprecation.md"),
-    f"1.4{DASH}1.8 ms": ("docs/benchmarks.md", "docs/deprecation.md"),
+    f"0.14{DASH}0.17 ms": ("docs/benchmarks-deprecation.md", "docs/deprecation.md"),
+    f"1.4{DASH}1.8 ms": ("docs/benchmarks-deprecation.md", "docs/deprecation.md"),
     # Another module's miss of a deprecated name (bench_deprecation.py --case other-miss).
     f"2.1{DASH}2.8": (
         "README.md",
@@ -114,7 +119,7 @@ def test_the_quoted_miss_ratios_are_the_benchmark_tables() -> None:
 
 
 def test_the_deprecation_page_quotes_the_deprecated_read_ranges_of_the_benchmark_table() -> None:
-    page = read("docs/benchmarks.md")
+    page = read("docs/benchmarks-deprecation.md")
     section = "## Deprecated attributes"
     pep562 = numbers(
         table_row(page, section, "**(b)** deprecated read / PEP 562 `__getattr__` (target <= 1.0)")
@@ -128,8 +133,8 @@ def test_the_deprecation_page_quotes_the_deprecated_read_ranges_of_the_benchmark
 
 
 def proxy_tables() -> dict[tuple[str, str], list[float]]:
-    """(read, row) -> its multiples, from benchmarks.md's "A deprecating module against the proxies"."""
-    page = read("docs/benchmarks.md")
+    """(read, row) -> its multiples, from benchmarks-deprecation.md's "A deprecating module against the proxies"."""
+    page = read("docs/benchmarks-deprecation.md")
     found = {}
     for read_name, section in (
         ("m.x", "### `m.x`: the deprecating module's other name"),

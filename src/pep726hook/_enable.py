@@ -93,7 +93,7 @@ def enable(module: "str | ModuleType", *, fast_getattr: "bool | None" = None) ->
     other module pays, and on 3.12-3.14 only while the application turned
     on the fast-getattr switch (``$PEP726HOOK_FAST_GETATTR``); an explicit
     True or False always wins.  Other versions, and the class engine, ignore
-    it.  Figures: docs/native-engine.md, "What a relocated __getattr__
+    it.  Figures: docs/native-engine-getattr.md, "What a relocated __getattr__
     costs".
 
     Raises TypeError when *module* is not a module or a name or

@@ -72,7 +72,7 @@ def relocates_getattr_by_default() -> bool:
     raise and clear an AttributeError anyway.  On 3.12-3.14 the wrapped read
     slot makes every module's suppressed misses (``hasattr()``, ``getattr()``
     with a default) several times dearer for the whole process (measured in
-    docs/native-engine.md, "What a relocated __getattr__ costs"), so only the
+    docs/native-engine-getattr.md, "What a relocated __getattr__ costs"), so only the
     application's fast-getattr switch, which decides for the whole process,
     relocates by default there.  Other versions never relocate.
     """

@@ -159,7 +159,7 @@ start_relocating(PyObject *module)
  * only once a key that may be '__getattr__' is stored there.  So enable()
  * on a module without one, the common case, leaves ModuleType's own read
  * slot in place, and with it CPython's cheap hasattr() misses on every
- * module (see docs/native-engine.md).  The watcher belongs to the
+ * module (see docs/native-engine-getattr.md).  The watcher belongs to the
  * interpreter that registered it; elsewhere the slot is wrapped at once. */
 static int getattr_watcher = -1;
 static PyInterpreterState *getattr_watcher_interp = NULL;

@@ -27,6 +27,8 @@ importing only those listed before it:
 * :mod:`._files`: which files a scan covers (distributions, trees, stdlib);
 * :mod:`._filter`: the byte-level filter that rules out most files unparsed,
   with the optional C helper :mod:`._memfind`;
+* :mod:`._markers`: whether a module's source opts in to pep726hook or
+  declares names with it;
 * :mod:`._advice`: the read-cost notes and suggested PEP 726 forms;
 * :mod:`._parsing`: decoding and parsing source as the interpreter would;
 * :mod:`._static_getattr`: whether a PEP 562 ``__getattr__`` serves a static

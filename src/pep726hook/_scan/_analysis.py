@@ -21,6 +21,7 @@ from ._advice import (
     suggestion,
 )
 from ._filter import Index, statement_span
+from ._markers import declares, opts_in
 from ._parsing import Unparsable, decode, parse_text
 from ._static_getattr import Bindings, plan_getattr
 
@@ -75,26 +76,6 @@ def _catches_import_error(handler: ast.ExceptHandler) -> bool:
         return True
     types = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
     return any(_dotted(t).rpartition(".")[2] in _IMPORT_ERRORS for t in types)
-
-
-def opts_in(text: str) -> bool:
-    """Whether a module's source calls ``pep726hook.enable(``.
-
-    Such a module keeps what it defines where pep726hook cannot be imported
-    (a ``ModuleType`` subclass, a PEP 562 ``__getattr__``) as its fallback:
-    the scan reports those with the fallback's advice, not a migration.
-    """
-    return "pep726hook.enable(" in text
-
-
-def declares(text: str) -> bool:
-    """Whether a module's source declares names with pep726hook's ``lazy_attribute()`` and such.
-
-    Such a module keeps its PEP 562 ``__getattr__`` only as the fallback
-    where pep726hook cannot be imported (what ``pep726hook scan --diff``
-    writes): the scan neither suggests the conversion again nor diffs it.
-    """
-    return "pep726hook" in text and ("lazy_attribute" in text or "removed_attribute" in text)
 
 
 def _statements(body: Iterable[ast.AST]) -> Iterator[ast.AST]:

@@ -156,7 +156,7 @@ def write_diffs(result: ScanResult, out: TextIO, err: TextIO) -> None:
     Nothing is written to any file: apply the diff with ``patch -p1`` from
     the current directory, whose relative paths its headers name.
     """
-    from ._analysis import declares
+    from ._markers import declares
     from ._parsing import Unparsable, decode_source, parse_text
     from ._static_getattr import Plan, find_getattr, module_bindings, plan_getattr
 

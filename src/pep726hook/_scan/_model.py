@@ -124,7 +124,7 @@ class ScanResult(NamedTuple):
         """The document ``pep726hook scan --json`` prints, as plain Python objects.
 
         Its layout (schema ``pep726hook.scan/1``) is documented with the
-        command (docs/scan.md); change it only together with that document and
+        command (docs/scan-output.md); change it only together with that document and
         the schema version.
         """
         return {

@@ -2,8 +2,8 @@
 
 The JSON document itself is made by :meth:`ScanResult.to_json`, public through
 ``pep726hook.ScanResult``; its layout (schema ``pep726hook.scan/1``) is
-documented in docs/scan.md
-(https://github.com/pep726hook/pep726hook/blob/main/docs/scan.md).
+documented in docs/scan-output.md
+(https://github.com/pep726hook/pep726hook/blob/main/docs/scan-output.md).
 """
 
 from __future__ import annotations
