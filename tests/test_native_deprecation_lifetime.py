@@ -19,6 +19,7 @@ import pytest
 from _venv import WriteModule
 
 import pep726hook
+from pep726hook._deprecations import _entries
 
 NATIVE = "native" in pep726hook.available_engines()
 
@@ -49,6 +50,7 @@ def _dies_when_dropped(name: str) -> bool:
     # Break the cycle, so that the module dies and no later test sees it.
     for own in ("this", name):
         vars(left).pop(own, None)
+    _entries._tables.pop(id(left), None)
     del left
     gc.collect()
     return False
@@ -59,7 +61,9 @@ def test_the_collector_sees_the_record_as_the_modules(
     mortal_modules: None, write_module: WriteModule, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("PEP726HOOK_ENGINE", "native")
-    write_module("lifetime_record", SELF_REFERRING.replace("this = sys.modules[__name__]", "this = None"))
+    write_module(
+        "lifetime_record", SELF_REFERRING.replace("this = sys.modules[__name__]", "this = None")
+    )
     module = importlib.import_module("lifetime_record")
     try:
         module.__name__  # noqa: B018
@@ -75,25 +79,53 @@ def test_the_collector_sees_the_record_as_the_modules(
         del sys.modules["lifetime_record"]
 
 
-# The native engine's Python side keeps the private builtins and the entries
-# in a registry keyed by id(module) (_deprecations/_moved.py, _privates),
-# which the collector sees as a root: the moved function's globals lead back
-# to the module.  Until that registry is held through the module too, the
-# module stays alive under the native engine.
-@pytest.mark.parametrize("shape", ["this", "package"])
+WARN_CLOSURE = """
+import sys
+import pep726hook
+
+def _closing_over(module):
+    def warn(message, category, stacklevel):
+        module.warned = message
+    return warn
+
+Old = 1
+pep726hook.deprecate_attribute(
+    __name__, "Old", "Old is deprecated", warn=_closing_over(sys.modules[__name__])
+)
+"""
+
+FACTORY_CLOSURE = """
+import sys
+import pep726hook
+
+def _closing_over(module):
+    return lambda: module.__name__
+
+pep726hook.deprecate_attribute(
+    __name__, "Old", "Old is deprecated", factory=_closing_over(sys.modules[__name__])
+)
+"""
+
+
+@pytest.mark.parametrize("shape", ["this", "package", "warn", "factory"])
 def test_a_self_referring_deprecating_module_dies_when_dropped(
     opt_in_engine: str, mortal_modules: None, write_module: WriteModule, shape: str
 ) -> None:
+    name = f"lifetime_{shape}"
     if shape == "this":
-        write_module("lifetime_this", SELF_REFERRING)
-        dies = _dies_when_dropped("lifetime_this")
-    else:
+        write_module(name, SELF_REFERRING)
+    elif shape == "package":
+        this = "import lifetime_package\nthis = lifetime_package"
         write_module(
-            "lifetime_pkg",
-            "import lifetime_pkg\n" + SELF_REFERRING.replace("this = sys.modules[__name__]", "this = lifetime_pkg"),
-            package=True,
+            name, SELF_REFERRING.replace("this = sys.modules[__name__]", this), package=True
         )
-        dies = _dies_when_dropped("lifetime_pkg")
-    if opt_in_engine == "native" and not dies:
-        pytest.xfail("the native engine's Python registry of private builtins is a root")
+    else:
+        write_module(name, WARN_CLOSURE if shape == "warn" else FACTORY_CLOSURE)
+    dies = _dies_when_dropped(name)
+    if shape in ("warn", "factory") and not dies:
+        # pep726hook._deprecations._entries keeps each module's deprecation
+        # table in a registry keyed by id(module), a root the collector
+        # cannot see past: a warn callable or factory that leads back to the
+        # module keeps it alive, under both engines.  Not fixed yet.
+        pytest.xfail("a warn callable or factory that refers to its module keeps it alive")
     assert dies
