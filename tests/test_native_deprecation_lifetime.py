@@ -5,7 +5,8 @@ the cycle module -> namespace -> module, which the collector frees.  Under
 the native engine the extension keeps a record of the module (its private
 builtins, its deprecations' entries, its namespace) in a table the collector
 does not see: the module's traversal must lead to it, or the cycle looks held
-from outside and the module is never freed.
+from outside and the module is never freed; nor may the package's Python side
+hold the private builtins in a registry of its own, a root for the collector.
 """
 
 from __future__ import annotations
