@@ -767,3 +767,21 @@ def other_modules_miss_declared_names(modules: Modules) -> None:
         del caught, held
     finally:
         del sys.modules["refleak_declaring_made"]
+
+
+# -- a deprecating module whose namespace leads back to itself (test_native_deprecation_lifetime.py) ---
+
+
+@scenario
+def a_self_referring_deprecating_module_dropped(modules: Modules) -> None:
+    import weakref
+
+    from test_native_deprecation_lifetime import SELF_REFERRING
+
+    with quiet_warnings(), modules.imported("refleak_self", SELF_REFERRING) as module:
+        module.__name__  # noqa: B018  (the move)
+        assert module.Old() is module
+        ref = weakref.ref(module)
+        del module
+    gc.collect()  # the cycle module -> namespace -> module, with the extension's record
+    assert ref() is None

@@ -57,6 +57,38 @@ set_storing(PyObject *module, int storing)
     return 0;
 }
 
+/* The collector's view of a deprecating module: the module holds its record
+ * too.  The table owns the record, out of the collector's sight, and the
+ * record often leads back to the module: its namespace holds the module
+ * itself (`this = sys.modules[__name__]`, a package importing itself), its
+ * private builtins hold the moved functions whose globals that namespace is,
+ * its entries a warn callable or a factory closing over the module.  Seen
+ * only from the table, such a cycle looks held from outside and is never
+ * freed; seen as the module's own reference, it is garbage like any other
+ * cycle through a module.  Collecting it first runs the weak reference's
+ * callback (the collector clears weak references before it breaks cycles),
+ * which forgets the entry and releases the record.
+ *
+ * The module type's slot is replaced once, at the first deprecation, and
+ * stays (a type made from it since may have copied it); a subclass's
+ * traverse calls it through the base's slot.  Another interpreter's
+ * modules are never in the table, which only the main interpreter reads. */
+static traverseproc module_traverse = NULL;
+
+static int
+traverse_deprecating(PyObject *module, visitproc visit, void *arg)
+{
+    int result = module_traverse(module, visit, arg);
+    if (result != 0 || !is_main_interpreter() || deprecating_modules.count == 0) {
+        return result;
+    }
+    weak_entry *entry = weak_table_find(&deprecating_modules, module);
+    if (entry != NULL) {
+        Py_VISIT(entry->value);
+    }
+    return 0;
+}
+
 int
 set_deprecating(PyObject *module, PyObject *builtins, PyObject *entries,
                 PyObject *interpreter)
@@ -92,6 +124,10 @@ set_deprecating(PyObject *module, PyObject *builtins, PyObject *entries,
         return -1;
     }
     interpreter_builtins = interpreter;
+    if (module_traverse == NULL) {
+        module_traverse = PyModule_Type.tp_traverse;
+        PyModule_Type.tp_traverse = traverse_deprecating;
+    }
     PyObject *record = PyTuple_Pack(3, builtins, entries, namespace);
     if (record == NULL) {
         return -1;

@@ -199,6 +199,24 @@ native_set_deprecating(PyObject *module, PyObject *const *args, Py_ssize_t nargs
     Py_RETURN_NONE;
 }
 
+PyDoc_STRVAR(deprecating_record_doc,
+"deprecating_record(module)\n--\n\n"
+"The (builtins, entries, namespace) that set_deprecating() keeps for\n"
+"*module*, or None.  The module holds it, as the collector sees: Python\n"
+"code reads it here rather than keeping its own strong reference, which\n"
+"would keep a module whose namespace leads back to itself alive.");
+
+static PyObject *
+native_deprecating_record(PyObject *module, PyObject *target)
+{
+    (void)module;
+    weak_entry *entry =
+        is_main_interpreter() ? weak_table_find(&deprecating_modules, target) : NULL;
+    PyObject *record = entry != NULL && entry->value != NULL ? entry->value : Py_None;
+    Py_INCREF(record);
+    return record;
+}
+
 PyDoc_STRVAR(set_storing_doc,
 "set_storing(module, flag)\n--\n\n"
 "Tell that a store of one of *module*'s deprecated names, which puts the\n"
@@ -422,6 +440,7 @@ static PyMethodDef native_methods[] = {
     {"upgrade_type", native_upgrade_type, METH_O, upgrade_type_doc},
     {"set_deprecating", (PyCFunction)(void (*)(void))native_set_deprecating, METH_FASTCALL,
      set_deprecating_doc},
+    {"deprecating_record", native_deprecating_record, METH_O, deprecating_record_doc},
     {"set_storing", (PyCFunction)(void (*)(void))native_set_storing, METH_FASTCALL,
      set_storing_doc},
     {"set_deprecated_store_callback", native_set_deprecated_store_callback, METH_O,

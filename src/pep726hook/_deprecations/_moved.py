@@ -41,9 +41,25 @@ _NATIVE_MODULE = __name__.split(".")[0] + "._native"
 # stays an exact ModuleType, whose other names the interpreter reads on its
 # fast path.
 
-# id(module) -> (weak reference, private builtins, the extension's entries
-# {name: (message, category, warn, load, submodule)}, [moved, rebound]).
-_privates: "dict[int, tuple[Any, dict[str, Any], dict[str, tuple[Any, ...]], list[bool]]]" = {}
+# id(module) -> (weak reference, [moved, rebound]).  The private builtins and
+# the extension's entries {name: (message, category, warn, load, submodule)}
+# are read from the extension's record (_found()), which the module holds as
+# the collector sees: held here, they would keep alive a module that refers
+# to itself (its moved functions' globals, a warn callable), as a root.
+_privates: "dict[int, tuple[Any, list[bool]]]" = {}
+
+
+def _found(
+    module: ModuleType,
+) -> "tuple[Any, dict[str, Any], dict[str, tuple[Any, ...]], list[bool]] | None":
+    """(weak reference, private builtins, entries, [moved, rebound]) of *module*, or None."""
+    state = _privates.get(id(module))
+    if state is None or state[0]() is not module:
+        return None
+    record = _native().deprecating_record(module)
+    if record is None:
+        return None
+    return (state[0], record[0], record[1], state[1])
 
 
 def _native() -> "Any":
@@ -81,7 +97,7 @@ def can_move(module: ModuleType, engine: "Any") -> bool:
     if not _in_main_interpreter():
         # The descriptors live in the main interpreter's ModuleType dict.
         return False
-    found = _privates.get(id(module))
+    found = _found(module)
     current = _namespace(module).get("__builtins__")
     if found is not None and found[0]() is module:
         return current is found[1]
@@ -98,7 +114,7 @@ def give_private_builtins(module: ModuleType) -> None:
     before are rebound at the move (:func:`_rebind_functions`).  The body
     that called this keeps the interpreter's builtins until it ends.
     """
-    found = _privates.get(id(module))
+    found = _found(module)
     if found is not None and found[0]() is module:
         return
     namespace = _namespace(module)
@@ -117,7 +133,7 @@ def give_private_builtins(module: ModuleType) -> None:
 
     served: dict[str, tuple[Any, ...]] = {}
     # [moved, functions made before rebound]
-    _privates[key] = (_weakref.ref(module, forget), private, served, [False, not ran_code])
+    _privates[key] = (_weakref.ref(module, forget), [False, not ran_code])
     # From now on the extension mirrors changes of the interpreter's
     # builtins into the private ones.
     _native().set_deprecating(module, private, served, interpreter)
@@ -142,7 +158,7 @@ def import_ended(module: ModuleType) -> bool:
     module's spec is no longer ``_initializing``.
     """
     namespace = _namespace(module)
-    found = _privates.get(id(module))
+    found = _found(module)
     private = None if found is None else found[1]
     frame: Any = sys._getframe(1)
     while frame is not None:
@@ -205,9 +221,13 @@ def _rebind_functions(moving: ModuleType) -> bool:
     could not prove keeps its names in its namespace (with the
     pending-markers class) until a walk proves it.
     """
-    waiting = [
-        found for found in list(_privates.values()) if not found[3][1] and found[0]() is not None
-    ]
+    waiting = []
+    for state in list(_privates.values()):
+        alive = state[0]()
+        found = None if alive is None or state[1][1] else _found(alive)
+        if found is not None:
+            waiting.append(found)
+        alive = None
     if not waiting:
         return True
     import gc
@@ -292,7 +312,8 @@ def _move(module: ModuleType, names: "Iterable[str] | None" = None) -> bool:
     throughout.  False, and nothing done, if its functions could not all be
     rebound (:func:`_rebind_functions`).
     """
-    found = _privates[id(module)]
+    found = _found(module)
+    assert found is not None
     private, served, moved = found[1], found[2], found[3]
     table = deprecations_of(module) or {}
     if not _rebind_functions(module):  # before this frame holds the namespace (see there)
@@ -354,7 +375,7 @@ def move_if_ended(module: ModuleType) -> None:
 
     Called by the pending-markers class's reads, after their markers are converted.
     """
-    found = _privates.get(id(module))
+    found = _found(module)
     if found is None or found[0]() is not module or found[3][0] or not import_ended(module):
         return
     with _state.lock:
@@ -368,7 +389,7 @@ def move_again(module: ModuleType) -> None:
 
     Under the install lock.
     """
-    found = _privates.get(id(module))
+    found = _found(module)
     if found is not None and found[0]() is module and found[3][0] and import_ended(module):
         _move(module)
 
@@ -379,7 +400,7 @@ def read_moved(module: ModuleType, name: str) -> "tuple[Deprecation, Any] | None
     For the one read that moves the names (the caller warns); later reads
     reach the extension's descriptor.  A lazy value is loaded and kept.
     """
-    found = _privates.get(id(module))
+    found = _found(module)
     table = deprecations_of(module)
     entry = None if table is None else table.get(name)
     if found is None or found[0]() is not module or entry is None or entry.kind != DEPRECATED:
@@ -397,7 +418,7 @@ def read_moved(module: ModuleType, name: str) -> "tuple[Deprecation, Any] | None
 
 def moved_values(module: ModuleType) -> "dict[str, Any]":
     # The private builtins of a module whose names moved, else an empty dict.
-    found = _privates.get(id(module))
+    found = _found(module)
     if found is None or found[0]() is not module or not found[3][0]:
         return {}
     return found[1]
@@ -410,7 +431,7 @@ def _run_again(module: ModuleType) -> None:
     again in the namespace: the module gets the pending-markers class, whose
     first read moves them again.  Under the install lock.
     """
-    found = _privates.get(id(module))
+    found = _found(module)
     if found is None or found[0]() is not module or not found[3][0]:
         return
     if give_pending_markers_class(module) is None:
@@ -419,7 +440,7 @@ def _run_again(module: ModuleType) -> None:
 
 def sync_served(module: ModuleType) -> None:
     # The extension's entries follow the table (under the install lock).
-    found = _privates.get(id(module))
+    found = _found(module)
     if found is None or found[0]() is not module or not found[3][0]:
         return
     table = deprecations_of(module) or {}
@@ -449,7 +470,7 @@ def _store_moved(module: ModuleType, name: str, value: object = _ABSENT) -> None
     ends it: the submodule goes into the private builtins.  A
     ``deprecated()`` marker deprecates the name anew.
     """
-    found = _privates.get(id(module))
+    found = _found(module)
     table = deprecations_of(module)
     entry = None if table is None else table.get(name)
     if found is None or found[0]() is not module or entry is None:
