@@ -410,7 +410,6 @@ KEPT_SECTIONS = (
     "PEP 562 `__getattr__` modules and the fast-getattr switch",  # bench_fast_getattr.py
     "First use of the library API",  # bench_first_use.py
     "Start-up with `PEP726HOOK=1`: what bounds it",  # bench_callgrind.py, by hand
-    "numpy and lazy_loader with declarations",  # bench_numpy_declarations.py
 )
 
 
