@@ -51,6 +51,7 @@ import argparse
 import importlib.util
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -239,12 +240,48 @@ def ratios(values: dict[str, float]) -> dict[str, float]:
     }
 
 
+def import_instructions(converted: str) -> dict[str, int]:
+    """Callgrind's count of ``python -c "import numpy"``, as installed and converted.
+
+    ``.pyc`` files are written by a first run of each (PYTHONDONTWRITEBYTECODE
+    removed), so that neither count pays a compile; the counts repeat exactly.
+    """
+    environment = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    environment["PYTHONHASHSEED"] = "0"
+    found = {}
+    for case, path in (("import numpy", None), ("import numpy converted", converted)):
+        run_environment = dict(environment)
+        if path is not None:
+            run_environment["PYTHONPATH"] = path
+        command = [sys.executable, "-c", "import numpy"]
+        subprocess.run(command, env=run_environment, check=True)
+        with tempfile.TemporaryDirectory() as work:
+            out = os.path.join(work, "callgrind.out")
+            run = subprocess.run(
+                ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", *command],
+                env=run_environment,
+                capture_output=True,
+                text=True,
+                check=True,
+            )
+        match = re.search(r"Collected : (\d+)", run.stderr)
+        if match is None:
+            raise SystemExit("valgrind printed no instruction count")
+        found[case] = int(match.group(1))
+    return found
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=5, help="timing rounds (default 5)")
     parser.add_argument("--callgrind", action="store_true", help="also count instructions")
     parser.add_argument("--json", help="also write the results to this file")
     parser.add_argument("--cases", help="comma-separated subset of the cases (ratios need theirs)")
+    parser.add_argument(
+        "--import-cost",
+        action="store_true",
+        help="only what the declarations add to `import numpy` (callgrind instructions)",
+    )
     args = parser.parse_args()
     # OpenBLAS's idle threads spin: callgrind would count their instructions too.
     os.environ["OPENBLAS_NUM_THREADS"] = "1"
@@ -252,6 +289,16 @@ def main() -> None:
 
     with tempfile.TemporaryDirectory(prefix="pep726hook-numpy-") as tmp:
         os.environ["BENCH_NUMPY_CONVERTED"] = converted_numpy(os.path.join(tmp, "converted"))
+        if args.import_cost:
+            counts = import_instructions(os.environ["BENCH_NUMPY_CONVERTED"])
+            plain, converted = counts["import numpy"], counts["import numpy converted"]
+            print(f"CPython {sys.version.split()[0]}, numpy {numpy.__version__}")
+            print(f"import numpy            {plain / 1e6:10.2f}M instructions")
+            print(
+                f"import numpy converted  {converted / 1e6:10.2f}M instructions "
+                f"({(converted - plain) / 1e6:+.2f}M, {converted / plain - 1:+.2%})"
+            )
+            return
         if lazy_loader_package(os.path.join(tmp, "lazy_loader")):
             CASES.update(LAZY_LOADER_CASES)
         if args.cases:
