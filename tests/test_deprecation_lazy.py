@@ -176,6 +176,7 @@ def test_the_process_wide_hook_alone_leaves_a_modules_markers_as_they_are(
             sys.modules.pop("depmod", None)
             collect_garbage()
 
+
 def test_a_marker_stored_through_an_enabled_module_without_deprecations_becomes_one(
     route: str, load: Callable[..., Any]
 ) -> None:

@@ -62,7 +62,7 @@ QUOTED = {
     f"4.1{DASH}4.7x in instructions": ("docs/native-engine-getattr.md",),
     f"3.2{DASH}4.8x less": ("docs/library-authors.md", "docs/fast-getattr.md"),
     f"4.1{DASH}4.6x a plain module's": ("docs/library-authors.md", "docs/engines.md"),
-    f"0.68{DASH}0.77": (
+    f"0.67{DASH}0.76": (
         "README.md",
         "PYPI.md",
         "docs/library-authors.md",

@@ -199,6 +199,13 @@ def test_another_module_reads_stores_and_deletes_a_same_named_attribute_as_plain
                 getattr(other, name)
             with pytest.raises(AttributeError) as not_deleted:
                 delattr(other, name)
+            # The generic lookup alone, which no module lookup rewrites: the
+            # descriptor's own error (twice, the first one still held).
+            with pytest.raises(AttributeError) as generic:
+                object.__getattribute__(other, name)
+            with pytest.raises(AttributeError) as generic_again:
+                object.__getattribute__(other, name)
+            assert generic_again.value is not generic.value
             errors.append(
                 tuple(
                     str(part).replace(name, "<name>")
@@ -206,6 +213,10 @@ def test_another_module_reads_stores_and_deletes_a_same_named_attribute_as_plain
                         missing.value,
                         not_deleted.value,
                         getattr(missing.value, "name", None),
+                        generic.value,
+                        getattr(generic.value, "name", None),
+                        generic_again.value,
+                        getattr(generic_again.value, "name", None),
                     )
                 )
             )

@@ -36,6 +36,7 @@ typedef struct {
     PyObject_HEAD
     PyObject *name; /* exact str */
     PyObject *miss; /* the AttributeError of a miss, kept for the next one (or NULL) */
+    PyObject *miss_message; /* that error's message, made at the first miss (or NULL) */
 } deprecated_name;
 
 static void
@@ -43,6 +44,7 @@ deprecated_name_dealloc(PyObject *self)
 {
     Py_XDECREF(((deprecated_name *)self)->name);
     Py_XDECREF(((deprecated_name *)self)->miss);
+    Py_XDECREF(((deprecated_name *)self)->miss_message);
     Py_TYPE(self)->tp_free(self);
 }
 
@@ -114,59 +116,132 @@ warn_deprecation(PyObject *deprecation)
     return 0;
 }
 
-#if PY_VERSION_HEX >= 0x030C0000 && !defined(Py_GIL_DISABLED)
-/* Whether the AttributeError(name) *error* that a miss raised before is as
- * it was made: nobody else holds it, and nothing was attached to it (a
- * traceback, a context, notes, the name and object the interpreter adds
- * when it reaches Python code).  Only such an error is raised again. */
+/* From 3.10 on, a miss's AttributeError made once is raised again by later
+ * misses while nothing has held or changed it; on free-threaded builds,
+ * where two threads could share it, neither it nor its message is kept. */
+#if PY_VERSION_HEX >= 0x030A0000 && !defined(Py_GIL_DISABLED)
+#  define REUSE_MISS_ERROR 1
+#else
+#  define REUSE_MISS_ERROR 0
+#endif
+
+#if REUSE_MISS_ERROR
+/* Whether *error*, the AttributeError that a miss of *descr*'s name raised
+ * before, is as it was made: nobody else holds it, and nothing was attached
+ * to it (a traceback, a context, notes, the object the interpreter adds when
+ * it reaches Python code).  Only such an error is raised again. */
 static int
-is_pristine_miss(PyObject *error, PyObject *name)
+is_pristine_miss(PyObject *error, deprecated_name *descr)
 {
     PyAttributeErrorObject *exc = (PyAttributeErrorObject *)error;
-    return Py_REFCNT(error) == 1 && exc->dict == NULL && exc->notes == NULL &&
+    return Py_REFCNT(error) == 1 && exc->dict == NULL &&
+#  if PY_VERSION_HEX >= 0x030B0000
+           exc->notes == NULL &&
+#  endif
            exc->traceback == NULL && exc->context == NULL && exc->cause == NULL &&
-           !exc->suppress_context && exc->obj == NULL && exc->name == NULL &&
+           !exc->suppress_context && exc->obj == NULL && exc->name == descr->name &&
            exc->args != NULL && PyTuple_CheckExact(exc->args) &&
-           PyTuple_GET_SIZE(exc->args) == 1 && PyTuple_GET_ITEM(exc->args, 0) == name;
+           PyTuple_GET_SIZE(exc->args) == 1 &&
+           PyTuple_GET_ITEM(exc->args, 0) == descr->miss_message;
 }
 #endif
 
-/* The miss: what the generic lookup would raise; a module's own lookup
- * replaces it with its own message (and tries its PEP 562 __getattr__). */
+/* An AttributeError for a miss of *name* on *obj*, as the generic lookup
+ * (`object.__getattribute__`) makes it: its message, and from 3.10 on the
+ * name and, unless *obj* is NULL, the object.  A new reference. */
+static PyObject *
+new_miss_error(PyObject *message, PyObject *name, PyObject *obj)
+{
+    PyObject *error = PyObject_CallFunctionObjArgs(PyExc_AttributeError, message, NULL);
+#if PY_VERSION_HEX >= 0x030A0000
+    if (error != NULL) {
+        PyAttributeErrorObject *exc = (PyAttributeErrorObject *)error;
+        Py_INCREF(name);
+        Py_XSETREF(exc->name, name);
+        Py_XINCREF(obj);
+        Py_XSETREF(exc->obj, obj);
+    }
+#else
+    (void)name;
+    (void)obj;
+#endif
+    return error;
+}
+
+/* Raise *error* (a new reference, stolen) as it is, with no context added. */
+static void
+raise_miss_error(PyObject *error)
+{
+#if PY_VERSION_HEX >= 0x030C0000
+    PyErr_SetRaisedException(error);
+#else
+    PyObject *type = (PyObject *)Py_TYPE(error);
+    Py_INCREF(type);
+    PyErr_Restore(type, error, NULL);
+#endif
+}
+
+/* The miss: what the generic lookup would raise, the same message, name and
+ * (but for a reused error) object; a module's own lookup replaces it with
+ * its own message (and tries its PEP 562 __getattr__).  Returns NULL. */
 static PyObject *
 deprecated_name_miss(PyObject *self, PyObject *obj)
 {
-    PyObject *name = ((deprecated_name *)self)->name;
+    deprecated_name *descr = (deprecated_name *)self;
+    PyObject *name = descr->name;
     if (Py_TYPE(obj) == &PyModule_Type) {
         /* Cleared by the module's own lookup, which formats its own
-         * message: no message to format here.  From 3.12 on a plain module's
-         * suppressed miss (hasattr(), getattr() with a default) makes no
-         * exception at all; so that a miss of a name some other module
-         * declares costs about as much, the error made by the last miss is
-         * raised again when nothing has held or changed it since (the
-         * lookup clears it before any code could see it). */
-#if PY_VERSION_HEX >= 0x030C0000 && !defined(Py_GIL_DISABLED)
-        deprecated_name *descr = (deprecated_name *)self;
+         * message, before any code could see it; only a direct
+         * object.__getattribute__(module, name) shows it.  From 3.12 on a
+         * plain module's suppressed miss (hasattr(), getattr() with a
+         * default) makes no exception at all; so that a miss of a name
+         * some other module declares costs about as much, its message is
+         * made once and the error made by the last miss is raised again
+         * when nothing has held or changed it since.  Such an error names
+         * no object: holding the last module that missed would keep it
+         * alive. */
+#if !defined(Py_GIL_DISABLED)
+#  if REUSE_MISS_ERROR
         PyObject *error = descr->miss;
-        if (error != NULL && is_pristine_miss(error, name)) {
+        if (error != NULL && is_pristine_miss(error, descr)) {
             Py_INCREF(error);
-            PyErr_SetRaisedException(error);
+            raise_miss_error(error);
             return NULL;
         }
-        error = PyObject_CallOneArg(PyExc_AttributeError, name);
+#  endif
+        if (descr->miss_message == NULL) {
+            descr->miss_message = PyUnicode_FromFormat(
+                "'%.100s' object has no attribute '%U'", PyModule_Type.tp_name, name);
+            if (descr->miss_message == NULL) {
+                return NULL;
+            }
+        }
+#  if REUSE_MISS_ERROR
+        error = new_miss_error(descr->miss_message, name, NULL);
         if (error == NULL) {
             return NULL;
         }
         Py_INCREF(error);
         Py_XSETREF(descr->miss, error);
-        PyErr_SetRaisedException(error);
-#else
-        PyErr_SetObject(PyExc_AttributeError, name);
+        raise_miss_error(error);
+#  else
+        /* Before 3.10 an AttributeError has no name or object: the message
+         * alone, left for the lookup to instantiate if it needs to. */
+        PyErr_SetObject(PyExc_AttributeError, descr->miss_message);
+#  endif
+        return NULL;
 #endif
+    }
+    PyObject *message = PyUnicode_FromFormat("'%.100s' object has no attribute '%U'",
+                                             Py_TYPE(obj)->tp_name, name);
+    if (message == NULL) {
         return NULL;
     }
-    PyErr_Format(PyExc_AttributeError, "'%.100s' object has no attribute '%U'",
-                 Py_TYPE(obj)->tp_name, name);
+    PyObject *error = new_miss_error(message, name, obj);
+    Py_DECREF(message);
+    if (error != NULL) {
+        raise_miss_error(error);
+    }
     return NULL;
 }
 
@@ -702,6 +777,7 @@ add_descriptors(PyObject *names)
         Py_INCREF(name);
         descr->name = name;
         descr->miss = NULL;
+        descr->miss_message = NULL;
         int failed = PyDict_SetItem(dict, name, (PyObject *)descr);
         Py_DECREF(descr);
         if (failed) {
