@@ -82,11 +82,14 @@ def generator():
 
 
 @pytest.fixture
-def load(write_module: WriteModule) -> Callable[..., Any]:
+def load(write_module: WriteModule, route: str) -> Callable[..., Any]:
     def make(source: str = OWN_CODE, name: str = "movemod") -> Any:
         write_module(name, source)
         module = importlib.import_module(name)
         module.__name__  # noqa: B018  (the first read through the module moves the names)
+        # Every test here is about the engine it asked enable() for: one that
+        # chose another would test nothing of what the test names.
+        assert pep726hook.engine(module) == route
         return module
 
     return make

@@ -7,57 +7,64 @@ import io
 import json
 import os
 import shutil
-import sys
 import tempfile
+from typing import Any, Callable
 
 import pytest
 
+import pep726hook
 from pep726hook import _scan
 
 #: The user a test drops to when it runs as root, which reads every file (CI runs as root).
 _NOBODY = 65534
 
 
-def _main_without_privileges(argv: list[str]) -> tuple[int, str]:
-    """``_scan.main(argv)`` run by an unprivileged user: its status and what it wrote to stderr.
+def _without_privileges(run: Callable[[], Any]) -> Any:
+    """``run()``'s result (JSON-able), run by an unprivileged user.
 
     As root, a forked child drops to the user nobody before it runs, so that
     file permissions apply to it as they do to everyone else; otherwise it
     runs here.  The child cannot read root's files (the interpreter's own
-    directory among them), so what it imports is imported first, here.
+    directory among them), so what it imports must be imported first, here.
     """
     if os.geteuid() != 0:
-        err = io.StringIO()
-        saved, sys.stderr = sys.stderr, err
-        try:
-            return _scan.main(argv), err.getvalue()
-        finally:
-            sys.stderr = saved
-    # Warm the imports of the usage-error path before forking.
-    with contextlib.redirect_stderr(io.StringIO()):
-        _scan.main(["--path", os.path.join(argv[-1], "missing")])
+        return run()
     read_end, write_end = os.pipe()
     pid = os.fork()
     if pid == 0:  # pragma: no cover - the child reports through the pipe
-        status, text = 70, ""
+        outcome: Any = {"failed": "no result"}
         try:
             os.close(read_end)
             os.setgroups([])
             os.setgid(_NOBODY)
             os.setuid(_NOBODY)
-            err = io.StringIO()
-            sys.stderr = err
-            status, text = _scan.main(argv), err.getvalue()
+            outcome = {"result": run()}
         except BaseException as exc:  # any failure must reach the parent
-            text = f"child failed: {exc!r}"
+            outcome = {"failed": repr(exc)}
         finally:
-            os.write(write_end, json.dumps([status, text]).encode())
+            os.write(write_end, json.dumps(outcome).encode())
             os._exit(0)
     os.close(write_end)
     with os.fdopen(read_end, "rb") as pipe:
         data = pipe.read()
     os.waitpid(pid, 0)
-    status, text = json.loads(data.decode())
+    outcome = json.loads(data.decode())
+    assert "failed" not in outcome, f"child failed: {outcome['failed']}"
+    return outcome["result"]
+
+
+def _main_without_privileges(argv: list[str]) -> tuple[int, str]:
+    """``_scan.main(argv)`` run by an unprivileged user: its status and what it wrote to stderr."""
+    # Warm the imports of the usage-error path before a fork.
+    with contextlib.redirect_stderr(io.StringIO()):
+        _scan.main(["--path", os.path.join(argv[-1], "missing")])
+
+    def run() -> tuple[int, str]:
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err):
+            return _scan.main(argv), err.getvalue()
+
+    status, text = _without_privileges(run)
     return status, text
 
 
@@ -83,3 +90,32 @@ def test_path_without_read_permission_is_a_usage_error(what: str) -> None:
     assert status == 2, err
     assert "Traceback" not in err
     assert err.endswith(f"argument --path: cannot read {path}: Permission denied\n")
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs POSIX users and fork")
+def test_a_file_it_may_not_read_in_a_scanned_tree_is_skipped_with_the_reason() -> None:
+    base = tempfile.mkdtemp(prefix="pep726hook-scan-")
+    try:
+        os.chmod(base, 0o755)
+        readable = os.path.join(base, "readable.py")
+        private = os.path.join(base, "private.py")
+        for path in (readable, private):
+            with open(path, "w") as file:
+                file.write("def __setattr__(name, value): ...\n")
+        os.chmod(readable, 0o644)
+        os.chmod(private, 0)
+        # Warm what the scan imports (its parser among them) before a fork.
+        pep726hook.scan(paths=[readable], jobs=1)
+
+        def run() -> tuple[list[str], list[list[str]]]:
+            result = pep726hook.scan(paths=[base], jobs=1)
+            return (
+                sorted(finding.path for finding in result.findings),
+                [list(skipped) for skipped in result.skipped],
+            )
+
+        found, skipped = _without_privileges(run)
+    finally:
+        shutil.rmtree(base)
+    assert found == [readable]
+    assert skipped == [[private, "cannot read: Permission denied"]]
