@@ -102,6 +102,7 @@ NATIVE_SOURCES = [
         "subclasses",
         "deprecating_modules",
         "deprecated_descriptor",
+        "declared_miss",
         "deprecation_watchers",
         "rebinding_pass",
         "frame_builtins",

@@ -207,9 +207,96 @@ def test_a_removed_names_error_prints_the_librarys_message_and_no_guess(
     with pytest.raises(AttributeError) as caught:
         package.float  # noqa: B018
     printed = "".join(traceback.format_exception_only(caught.type, caught.value))
-    assert printed == "AttributeError: declpkg.float was removed; use float\n"
+    # What a plain module's PEP 562 __getattr__ raising numpy's way prints
+    # here (PyPy fills in the name even then, and guesses).
+    plain = types.ModuleType("declpkg")
+    plain.float16 = 16
+    keep_message = {"name": None} if sys.version_info >= (3, 10) else {}
+
+    def __getattr__(name: str) -> Any:
+        raise AttributeError(f"declpkg.{name} was removed; use {name}", **keep_message)
+
+    plain.__getattr__ = __getattr__  # type: ignore[method-assign]
+    with pytest.raises(AttributeError) as expected:
+        plain.float  # noqa: B018
+    assert printed == "".join(traceback.format_exception_only(expected.type, expected.value))
+    if sys.implementation.name == "cpython":
+        assert printed == "AttributeError: declpkg.float was removed; use float\n"
     if sys.version_info >= (3, 10):
-        assert caught.value.name is None
+        assert caught.value.name == expected.value.name
+
+
+@pytest.mark.parametrize("message", ["declpkg.old was removed in 2.0", None])
+def test_the_first_read_after_the_import_of_a_removed_name_warns_once_at_the_readers_line(
+    route: str, write_module: WriteModule, message: str | None
+) -> None:
+    # The first read through the module is also the one that, under the
+    # native engine, moves its names and makes it a plain module.
+    write_module(
+        "firstread",
+        "import pep726hook\n"
+        f"pep726hook.removed_attribute(__name__, 'old', {message!r}, warning='old goes away')\n",
+    )
+    module = importlib.import_module("firstread")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with pytest.raises(AttributeError) as missed:
+            module.old  # noqa: B018
+        line = sys._getframe().f_lineno - 1
+    assert [(w.filename, w.lineno, str(w.message)) for w in caught] == [
+        (__file__, line, "old goes away")
+    ]
+    assert str(missed.value) == (message or "module 'firstread' has no attribute 'old'")
+    assert pep726hook.engine(module) == route
+
+
+def test_a_removed_name_without_a_message_warns_then_misses_as_on_a_plain_module(
+    route: str, load: Callable[..., Any]
+) -> None:
+    # numpy's np.bytes: a FutureWarning, then the error of a plain miss
+    # (CPython's message, its name filled in, a guess where one fits).
+    package = load(
+        PACKAGE
+        + "byte = 1\n"
+        + "pep726hook.removed_attribute(\n"
+        + "    __name__, 'bytes', None, warning='bytes will be a scalar', category=FutureWarning\n"
+        + ")\n"
+    )
+    plain = types.ModuleType("declpkg")
+    plain.byte = 1
+    with pytest.raises(AttributeError) as expected:
+        plain.bytes  # noqa: B018
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with pytest.raises(AttributeError) as missed:
+            package.bytes  # noqa: B018
+        line = sys._getframe().f_lineno - 1
+        assert not hasattr(package, "bytes")
+        assert getattr(package, "bytes", "default") == "default"
+    assert [(w.category, str(w.message), w.lineno) for w in caught] == [
+        (FutureWarning, "bytes will be a scalar", at) for at in (line, line + 2, line + 3)
+    ]
+    assert str(missed.value) == "module 'declpkg' has no attribute 'bytes'" == str(expected.value)
+    printed = "".join(traceback.format_exception_only(missed.type, missed.value))
+    assert printed == "".join(traceback.format_exception_only(expected.type, expected.value))
+    if sys.version_info >= (3, 10):
+        assert missed.value.name == "bytes"
+    assert "bytes" not in dir(package)
+
+
+def test_a_removed_name_without_a_message_reaches_the_modules_own_getattr(
+    route: str, load: Callable[..., Any]
+) -> None:
+    package = load(
+        PACKAGE
+        + "def __getattr__(name):\n"
+        + "    return 'own ' + name\n"
+        + "pep726hook.removed_attribute(__name__, 'gone', None, warning='gone goes away')\n"
+    )
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert package.gone == "own gone"
+    assert [str(w.message) for w in caught] == ["gone goes away"]
 
 
 def test_a_removed_name_warns_first_at_the_readers_line(
@@ -381,6 +468,12 @@ BAD_CALLS: list[tuple[str, Callable[[Any], None], type[Exception], str]] = [
     ("no submodule", lambda m: pep726hook.lazy_attribute(m, "nosuch"), ValueError, "submodule"),
     ("empty message", lambda m: pep726hook.removed_attribute(m, "x", ""), ValueError, "empty"),
     ("message type", lambda m: pep726hook.removed_attribute(m, "x", 3), TypeError, "str"),
+    (
+        "no message, no warning",
+        lambda m: pep726hook.removed_attribute(m, "x", None),
+        TypeError,
+        "needs a warning",
+    ),
     (
         "warning",
         lambda m: pep726hook.removed_attribute(m, "x", "m", warning=""),

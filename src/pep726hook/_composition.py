@@ -95,14 +95,13 @@ def module_miss(module: ModuleType, name: str) -> "Any":
     Called after ``object.__getattribute__`` missed.  ModuleType's own miss
     path formats the error (its message depends on ``__name__`` and
     ``__spec__``), so it is asked again, unless a class of the module's own
-    defines *name*: then a getter of that class raised AttributeError, and
-    asking again would run it a second time.  A bare module holding the same
-    ``__name__``, ``__spec__`` and ``__file__`` is asked instead, and the
-    error names *module*.
+    or ModuleType itself (where the native engine keeps a descriptor per
+    declared name) defines *name*: then a getter there raised
+    AttributeError, and asking again would run it a second time (and warn
+    twice).  A bare module holding the same ``__name__``, ``__spec__`` and
+    ``__file__`` is asked instead, and the error names *module*.
     """
-    if not any(
-        name in vars(cls) for cls in type(module).__mro__ if cls not in (ModuleType, object)
-    ):
+    if not any(name in vars(cls) for cls in type(module).__mro__ if cls is not object):
         return _module_getattribute(module, name)
     namespace = namespace_of(module)
     stand_in = ModuleType("")

@@ -25,7 +25,11 @@ The declarations are numpy's own, read from its ``__getattr__``:
   and every name it compares with: ``removed_attribute`` with the message
   numpy raises for it and the warning (``FutureWarning``,
   ``DeprecationWarning``) numpy gives first, both built by numpy's own
-  expressions, copied from its source.
+  expressions, copied from its source.  Where that error is CPython's own
+  miss (numpy's last ``raise``, without ``name=None``: ``np.bytes``), the
+  declaration has no message, so that the read misses as on a plain module
+  after the warning; a name that reaches it without a warning is left
+  undeclared.
 
 A name the namespace already holds is left alone (numpy's ``__getattr__``
 never sees it either).  A ``__getattr__`` of any other shape (numpy 1.x's,
@@ -126,6 +130,19 @@ def _raised_message(body: list[ast.stmt]) -> ast.expr | None:
     return call.args[0]
 
 
+# The message of CPython's own miss of a module attribute, as numpy builds it.
+PLAIN_MISS_MESSAGES = (
+    "'module {!r} has no attribute {!r}'.format(__name__, attr)",
+    "f'module {__name__!r} has no attribute {attr!r}'",
+)
+
+
+def _is_a_plain_miss(statement: ast.stmt, message: ast.expr) -> bool:
+    """Whether *statement* raises what a plain module's miss raises: CPython's message, no name=None."""
+    assert isinstance(statement, ast.Raise) and isinstance(statement.exc, ast.Call)
+    return not statement.exc.keywords and ast.unparse(message) in PLAIN_MISS_MESSAGES
+
+
 def _warning(body: list[ast.stmt]) -> tuple[ast.expr, ast.expr] | None:
     """``warnings.warn(MESSAGE, CATEGORY, stacklevel=2)``: (MESSAGE, CATEGORY); None otherwise."""
     if len(body) != 1 or not isinstance(body[0], ast.Expr):
@@ -191,16 +208,28 @@ def _head(statement: ast.If, lines: list[str]) -> list[str]:
     return names
 
 
+def _last_raise(statement: ast.stmt) -> list[str]:
+    """The declaration of what __getattr__'s last statement raises, for every name of the tables."""
+    message = _raised_message([statement])
+    if message is None:
+        raise Unconvertible("__getattr__ does not end with raise AttributeError(...)")
+    if _is_a_plain_miss(statement, message):
+        # numpy's own miss: after its warning (np.bytes), the error a plain
+        # module's miss raises, its name filled in.
+        return [
+            "            if warning is not None:",
+            "                removed(attr, None, warning, category)",
+        ]
+    return [f"            removed(attr, {ast.unparse(message)}, warning, category)"]
+
+
 def _tail(statements: list[ast.stmt], lines: list[str]) -> None:
     """Declare every name the tail (after the chain) warns about or raises for."""
     tables, literals, loop, functions = [], [], [], []
     for index, statement in enumerate(statements):
         last = index == len(statements) - 1
         if last:
-            message = _raised_message([statement])
-            if message is None:
-                raise Unconvertible("__getattr__ does not end with raise AttributeError(...)")
-            loop.append(f"            removed(attr, {ast.unparse(message)}, warning, category)")
+            loop += _last_raise(statement)
             break
         if not isinstance(statement, ast.If) or statement.orelse:
             raise Unconvertible(f"line {statement.lineno}: not an if statement without else")

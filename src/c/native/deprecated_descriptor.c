@@ -116,133 +116,13 @@ warn_deprecation(PyObject *deprecation)
     return 0;
 }
 
-/* From 3.10 on, a miss's AttributeError made once is raised again by later
- * misses while nothing has held or changed it; on free-threaded builds,
- * where two threads could share it, neither it nor its message is kept. */
-#if PY_VERSION_HEX >= 0x030A0000 && !defined(Py_GIL_DISABLED)
-#  define REUSE_MISS_ERROR 1
-#else
-#  define REUSE_MISS_ERROR 0
-#endif
-
-#if REUSE_MISS_ERROR
-/* Whether *error*, the AttributeError that a miss of *descr*'s name raised
- * before, is as it was made: nobody else holds it, and nothing was attached
- * to it (a traceback, a context, notes, the object the interpreter adds when
- * it reaches Python code).  Only such an error is raised again. */
-static int
-is_pristine_miss(PyObject *error, deprecated_name *descr)
-{
-    PyAttributeErrorObject *exc = (PyAttributeErrorObject *)error;
-    return Py_REFCNT(error) == 1 && exc->dict == NULL &&
-#  if PY_VERSION_HEX >= 0x030B0000
-           exc->notes == NULL &&
-#  endif
-           exc->traceback == NULL && exc->context == NULL && exc->cause == NULL &&
-           !exc->suppress_context && exc->obj == NULL && exc->name == descr->name &&
-           exc->args != NULL && PyTuple_CheckExact(exc->args) &&
-           PyTuple_GET_SIZE(exc->args) == 1 &&
-           PyTuple_GET_ITEM(exc->args, 0) == descr->miss_message;
-}
-#endif
-
-/* An AttributeError for a miss of *name* on *obj*, as the generic lookup
- * (`object.__getattribute__`) makes it: its message, and from 3.10 on the
- * name and, unless *obj* is NULL, the object.  A new reference. */
-static PyObject *
-new_miss_error(PyObject *message, PyObject *name, PyObject *obj)
-{
-    PyObject *error = PyObject_CallFunctionObjArgs(PyExc_AttributeError, message, NULL);
-#if PY_VERSION_HEX >= 0x030A0000
-    if (error != NULL) {
-        PyAttributeErrorObject *exc = (PyAttributeErrorObject *)error;
-        Py_INCREF(name);
-        Py_XSETREF(exc->name, name);
-        Py_XINCREF(obj);
-        Py_XSETREF(exc->obj, obj);
-    }
-#else
-    (void)name;
-    (void)obj;
-#endif
-    return error;
-}
-
-/* Raise *error* (a new reference, stolen) as it is, with no context added. */
-static void
-raise_miss_error(PyObject *error)
-{
-#if PY_VERSION_HEX >= 0x030C0000
-    PyErr_SetRaisedException(error);
-#else
-    PyObject *type = (PyObject *)Py_TYPE(error);
-    Py_INCREF(type);
-    PyErr_Restore(type, error, NULL);
-#endif
-}
-
-/* The miss: what the generic lookup would raise, the same message, name and
- * (but for a reused error) object; a module's own lookup replaces it with
- * its own message (and tries its PEP 562 __getattr__).  Returns NULL. */
+/* The miss of *self*'s name on *obj*, which does not declare it
+ * (declared_miss.c).  Returns NULL. */
 static PyObject *
 deprecated_name_miss(PyObject *self, PyObject *obj)
 {
     deprecated_name *descr = (deprecated_name *)self;
-    PyObject *name = descr->name;
-    if (Py_TYPE(obj) == &PyModule_Type) {
-        /* Cleared by the module's own lookup, which formats its own
-         * message, before any code could see it; only a direct
-         * object.__getattribute__(module, name) shows it.  From 3.12 on a
-         * plain module's suppressed miss (hasattr(), getattr() with a
-         * default) makes no exception at all; so that a miss of a name
-         * some other module declares costs about as much, its message is
-         * made once and the error made by the last miss is raised again
-         * when nothing has held or changed it since.  Such an error names
-         * no object: holding the last module that missed would keep it
-         * alive. */
-#if !defined(Py_GIL_DISABLED)
-#  if REUSE_MISS_ERROR
-        PyObject *error = descr->miss;
-        if (error != NULL && is_pristine_miss(error, descr)) {
-            Py_INCREF(error);
-            raise_miss_error(error);
-            return NULL;
-        }
-#  endif
-        if (descr->miss_message == NULL) {
-            descr->miss_message = PyUnicode_FromFormat(
-                "'%.100s' object has no attribute '%U'", PyModule_Type.tp_name, name);
-            if (descr->miss_message == NULL) {
-                return NULL;
-            }
-        }
-#  if REUSE_MISS_ERROR
-        error = new_miss_error(descr->miss_message, name, NULL);
-        if (error == NULL) {
-            return NULL;
-        }
-        Py_INCREF(error);
-        Py_XSETREF(descr->miss, error);
-        raise_miss_error(error);
-#  else
-        /* Before 3.10 an AttributeError has no name or object: the message
-         * alone, left for the lookup to instantiate if it needs to. */
-        PyErr_SetObject(PyExc_AttributeError, descr->miss_message);
-#  endif
-        return NULL;
-#endif
-    }
-    PyObject *message = PyUnicode_FromFormat("'%.100s' object has no attribute '%U'",
-                                             Py_TYPE(obj)->tp_name, name);
-    if (message == NULL) {
-        return NULL;
-    }
-    PyObject *error = new_miss_error(message, name, obj);
-    Py_DECREF(message);
-    if (error != NULL) {
-        raise_miss_error(error);
-    }
-    return NULL;
+    return raise_declared_name_miss(obj, descr->name, &descr->miss, &descr->miss_message);
 }
 
 #if PY_VERSION_HEX >= 0x030E0000
@@ -521,16 +401,53 @@ raise_through_module(PyObject *obj, PyObject *namespace, PyObject *name, PyObjec
 /* A read of the removed name *name* (entry *deprecation*) of the module
  * *obj* whose namespace is *namespace*: warn, if the removal has a warning
  * (not for the import system's probe of `from m import name`), then raise
- * AttributeError(message) through a one-shot __getattr__.  Returns NULL. */
+ * AttributeError(message) through a one-shot __getattr__, or, for a removal
+ * without a message, miss as on a plain module.  Returns NULL. */
+/* The read that read_again_without_warning() repeats: its module and name
+ * (borrowed, for the length of the call) and thread.  One at a time per
+ * process: a nested or concurrent one of another read only warns. */
+static PyObject *quiet_module = NULL;
+static PyObject *quiet_name = NULL;
+static unsigned long quiet_thread = 0;
+
+PyObject *
+read_again_without_warning(getattrofunc slot, PyObject *module, PyObject *name)
+{
+    if (quiet_module != NULL) {
+        return slot(module, name);
+    }
+    quiet_module = module;
+    quiet_name = name;
+    quiet_thread = PyThread_get_thread_ident();
+    PyObject *result = slot(module, name);
+    quiet_module = NULL;
+    quiet_name = NULL;
+    quiet_thread = 0;
+    return result;
+}
+
+static int
+is_repeated_read(PyObject *obj, PyObject *name)
+{
+    return quiet_module == obj && quiet_name == name &&
+           quiet_thread == PyThread_get_thread_ident();
+}
+
 static PyObject *
-read_removed(PyObject *obj, PyObject *namespace, PyObject *name, PyObject *deprecation)
+read_removed(PyObject *self, PyObject *obj, PyObject *namespace, PyObject *name,
+             PyObject *deprecation)
 {
     PyObject *warning = PyTuple_GET_ITEM(deprecation, 6);
-    if (warning != Py_None && !is_fromlist_probe()) {
+    if (warning != Py_None && !is_repeated_read(obj, name) && !is_fromlist_probe()) {
         const char *text = PyUnicode_AsUTF8(warning);
         if (text == NULL || PyErr_WarnEx(PyTuple_GET_ITEM(deprecation, 1), text, 1) < 0) {
             return NULL;
         }
+    }
+    if (PyTuple_GET_ITEM(deprecation, 0) == Py_None) {
+        /* No message: a miss as on a plain module (its own __getattr__,
+         * then CPython's error, which the lookup makes). */
+        return deprecated_name_miss(self, obj);
     }
     PyObject *error = PyObject_CallFunctionObjArgs(
         PyExc_AttributeError, PyTuple_GET_ITEM(deprecation, 0), NULL);
@@ -650,7 +567,8 @@ deprecated_name_get(PyObject *self, PyObject *obj, PyObject *type)
         return lazy;
     }
     if (kind == DECLARED_REMOVED) {
-        PyObject *removed = read_removed(obj, PyTuple_GET_ITEM(record, 2), name, deprecation);
+        PyObject *removed =
+            read_removed(self, obj, PyTuple_GET_ITEM(record, 2), name, deprecation);
         Py_DECREF(deprecation);
         Py_DECREF(record);
         return removed;

@@ -102,10 +102,13 @@ set_deprecating(PyObject *module, PyObject *builtins, PyObject *entries,
     Py_ssize_t pos = 0;
     PyObject *name, *deprecation;
     while (PyDict_Next(entries, &pos, &name, &deprecation)) {
+        /* The message is a str, or None for a removed name that misses. */
         if (!PyUnicode_CheckExact(name) || !PyTuple_CheckExact(deprecation) ||
             PyTuple_GET_SIZE(deprecation) != DECLARED_ENTRY_SIZE ||
-            !PyUnicode_Check(PyTuple_GET_ITEM(deprecation, 0)) ||
-            !PyLong_CheckExact(PyTuple_GET_ITEM(deprecation, 5))) {
+            !PyLong_CheckExact(PyTuple_GET_ITEM(deprecation, 5)) ||
+            !(PyUnicode_Check(PyTuple_GET_ITEM(deprecation, 0)) ||
+              (PyTuple_GET_ITEM(deprecation, 0) == Py_None &&
+               PyLong_AsLong(PyTuple_GET_ITEM(deprecation, 5)) == DECLARED_REMOVED))) {
             PyErr_SetString(PyExc_TypeError,
                             "entries must map str names to (message, category, warn, load, "
                             "submodule, kind, warning) tuples");

@@ -76,8 +76,9 @@ relocating_module_read(weak_entry *opted, PyObject *self, PyObject *name)
     }
     if (function == NULL) {
         /* CPython's own message (circular import, submodule, none); a
-         * subclass's error is back in place. */
-        return exact ? original_getattro(self, name) : NULL;
+         * subclass's error is back in place.  A removed name's warning was
+         * given by the lookup above. */
+        return exact ? read_again_without_warning(original_getattro, self, name) : NULL;
     }
     /* Held first: dropping the subclass's error may run code, and the
      * function may replace or delete itself while it runs. */

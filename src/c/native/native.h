@@ -442,9 +442,22 @@ NATIVE_INTERNAL int is_deprecated_somewhere(PyObject *key);
 #define DECLARED_LAZY 1
 #define DECLARED_REMOVED 2
 #define DECLARED_ENTRY_SIZE 7
+/* Raise the AttributeError of a miss of *name* on *obj*, a module that does
+ * not declare it, as the generic lookup makes it; *kept_error* and
+ * *kept_message* (the name's descriptor's, owned references or NULL) keep
+ * the error and its message for the next miss (declared_miss.c).  Returns
+ * NULL. */
+NATIVE_INTERNAL PyObject *raise_declared_name_miss(PyObject *obj, PyObject *name,
+                                                   PyObject **kept_error,
+                                                   PyObject **kept_message);
 /* Whether the entries dict *entries* deprecates *name* with a value in the
  * private builtins (kind DECLARED_DEPRECATED): 1, 0, or -1 with an error. */
 NATIVE_INTERNAL int has_moved_value(PyObject *entries, PyObject *name);
+/* *slot*(module, name) with the warning of a removed name *name* of
+ * *module* left out: a second lookup of a read that has warned already
+ * (getattr_wrapper.c asks ModuleType's slot again for CPython's message). */
+NATIVE_INTERNAL PyObject *read_again_without_warning(getattrofunc slot, PyObject *module,
+                                                     PyObject *name);
 
 /* ---- private builtins and namespaces kept right (deprecation_watchers.c) ---- */
 

@@ -136,7 +136,9 @@ def deprecating_mixin(opted_in: type, home: str, qualname: str, doc: str) -> typ
         if deprecation is not None and deprecation[1].kind == REMOVED:
             if not is_fromlist_probe(sys._getframe(1)):
                 warn_removed(deprecation[1], 2)
-            raise removed_error(deprecation[1])
+            if deprecation[1].message is not None:
+                raise removed_error(deprecation[1], self)
+            deprecation = None  # removed without a message: a plain miss
         if deprecation is not None and deprecation[1].kind == LAZY:
             # The load stores the value in the namespace and ends the declaration.
             return load_lazy(deprecation[1])
@@ -214,6 +216,12 @@ def pending_markers_mixin(deprecating: type, home: str, qualname: str, doc: str)
                         error.__traceback__ = None
                         raise
                 return found[1]
+            removal = deprecation_entry(self, name)
+            if removal is not None and removal[1].kind == REMOVED:
+                # This class's __getattr__, which the interpreter calls next,
+                # warns at the reader's line; the extension's descriptor,
+                # asked from this frame, would warn here, and twice.
+                raise AttributeError(name)
             # ModuleType's read slot as it is now (the native engine may
             # serve a PEP 562 __getattr__ it holds outside the namespace).
             return getattr(self, name)

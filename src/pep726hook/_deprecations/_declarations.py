@@ -178,7 +178,7 @@ def lazy_attribute(
 def removed_attribute(
     module: "str | ModuleType",
     name: str,
-    message: str,
+    message: "str | None",
     *,
     warning: "str | None" = None,
     category: "type[Warning]" = DeprecationWarning,
@@ -190,7 +190,10 @@ def removed_attribute(
     given; ``hasattr()`` is False and ``getattr(mod, name, default)``
     returns *default*.  With *warning*, each read first warns
     ``warnings.warn(warning, category)`` at the reader's line (so
-    ``-W error`` raises the warning instead).  A store of the name through
+    ``-W error`` raises the warning instead).  With *message* None (only
+    with a *warning*), a read misses after the warning as on a plain module:
+    the module's own ``__getattr__``, if it has one, then CPython's own
+    error, name and guess included (numpy's ``np.bytes``).  A store of the name through
     the module binds it as on a plain module and ends the removal.
     ``dir(module)`` does not list it.
 
@@ -201,15 +204,21 @@ def removed_attribute(
     its value.
 
     Raises TypeError for a *name*, *message* or *warning* that is not a str
-    or a *category* that is not a ``Warning`` subclass, ValueError for a
-    name not in ``sys.modules``, a dunder *name*, a name the module already
-    holds, or an empty *message* or *warning*.  On any error nothing has
-    changed.
+    (or None), a *message* None without a *warning*, or a *category* that is
+    not a ``Warning`` subclass, ValueError for a name not in
+    ``sys.modules``, a dunder *name*, a name the module already holds, or an
+    empty *message* or *warning*.  On any error nothing has changed.
     """
     caller = "removed_attribute()"
     target = module_named(module, caller)
     _check_name(name, caller)
-    _check_text(message, "message", caller)
+    if message is not None:
+        _check_text(message, "message", caller)
+    elif warning is None:
+        raise TypeError(
+            f"{caller}: message None (a read misses as on a plain module) needs a warning; "
+            "without one the declaration would change nothing"
+        )
     if warning is not None:
         _check_text(warning, "warning", caller)
     if not (isinstance(category, type) and issubclass(category, Warning)):

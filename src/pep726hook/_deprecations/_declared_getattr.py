@@ -28,6 +28,7 @@ from .. import _state
 from .._enable import module_named
 from ._entries import LAZY, REMOVED, deprecations_of
 from ._entries import namespace as _namespace
+from ._warning import removed_error
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -111,7 +112,11 @@ def _serve(module: "ModuleType", name: str, entry: "Any") -> object:
         # What the first read through the module calls: loads, stores, ends the declaration.
         return entry.load()
     if entry.kind == REMOVED:
-        raise AttributeError(entry.message)
+        if entry.message is None:
+            raise AttributeError(
+                f"module {_namespace(module).get('__name__')!r} has no attribute {name!r}"
+            )
+        raise removed_error(entry, module)
     key = (id(module), name, _thread.get_ident())
     if key in _reading:
         # The read below reached the module's __getattr__, this function.

@@ -103,7 +103,7 @@ def converted(marker: DeprecatedValue) -> object:
 # What a declaration of a name does (Deprecation.kind).
 DEPRECATED = 0  # deprecate_attribute(), deprecated(): warns, returns the value
 LAZY = 1  # lazy_attribute(): loads the value into the namespace, no warning
-REMOVED = 2  # removed_attribute(): (warns, then) raises AttributeError(message)
+REMOVED = 2  # removed_attribute(): (warns, then) raises AttributeError(message), or misses
 
 
 class Deprecation:
@@ -115,15 +115,16 @@ class Deprecation:
     through the module (a factory, or the import of the submodule
     *submodule*, the full name the import system binds on the package); a
     lazy name's *load* also stores the value in the namespace and ends the
-    declaration.  A removed name's *message* is its ``AttributeError``'s,
-    *warning* the text of the warning each read issues first (or None).
+    declaration.  A removed name's *message* is its ``AttributeError``'s
+    (None: a read misses as on a plain module), *warning* the text of the
+    warning each read issues first (or None).
     """
 
     __slots__ = ("category", "kind", "load", "message", "submodule", "warn", "warning")
 
     def __init__(
         self,
-        message: str,
+        message: "str | None",
         category: "type[Warning]",
         warn: "Callable[[str, type[Warning], int], object] | None",
         load: "Callable[[], object] | None" = None,

@@ -491,13 +491,13 @@ def _store_moved(module: ModuleType, name: str, value: object = _ABSENT) -> None
         return
     marker = type(value) is DeprecatedValue
     if not marker:
-        warn = entry.warn
-        if warn is None:
+        assert entry.message is not None  # only a removed name's may be None
+        if entry.warn is None:
             import warnings
 
             warnings.warn(entry.message, entry.category, 2)
         else:
-            warn(entry.message, entry.category, 3)
+            entry.warn(entry.message, entry.category, 3)
     namespace = _namespace(module)
     interpreter = _interpreter_builtins()
     native = _native()

@@ -20,6 +20,9 @@ if TYPE_CHECKING:
 # The frame of importlib's _handle_fromlist: `from package import name` asks
 # hasattr(package, name) there before the import statement reads the name.
 _IMPORT_SYSTEM_MODULES = ("_frozen_importlib", "importlib._bootstrap")
+# Whether an AttributeError leaving a class's __getattr__ with its name and
+# object None gets both filled in (and a guess appended when printed).
+_FILLS_IN_A_NONE_OBJECT = sys.implementation.name == "pypy"
 
 
 def warn_for(entry: Deprecation, stacklevel: int) -> None:
@@ -29,11 +32,12 @@ def warn_for(entry: Deprecation, stacklevel: int) -> None:
     more: ``warnings.warn(message, category, stacklevel)`` called directly in
     it names the same line.
     """
-    warn = entry.warn
+    warn, message = entry.warn, entry.message
+    assert message is not None  # only a removed name's may be None
     if warn is None:
-        _warnings.warn(entry.message, entry.category, stacklevel)
+        _warnings.warn(message, entry.category, stacklevel)
     else:
-        warn(entry.message, entry.category, stacklevel + 1)
+        warn(message, entry.category, stacklevel + 1)
 
 
 def warn_removed(entry: Deprecation, stacklevel: int) -> None:
@@ -42,17 +46,20 @@ def warn_removed(entry: Deprecation, stacklevel: int) -> None:
         _warnings.warn(entry.warning, entry.category, stacklevel)
 
 
-def removed_error(entry: Deprecation) -> AttributeError:
-    """The error a read of a removed name raises: the library's message, as it wrote it.
+def removed_error(entry: Deprecation, module: "ModuleType") -> AttributeError:
+    """The error a read of a removed name of *module* raises: the library's message, as it wrote it.
 
     Its ``name`` is None, not unset: CPython then leaves it so (it fills in
     the name and object of an unset one), and a traceback prints the message
     without a "Did you mean" guess appended, as numpy's own errors for its
-    removed names do.
+    removed names do.  PyPy fills them in while the object is None too, when
+    the error leaves a class's ``__getattr__``: there it names *module*.
     """
-    if sys.version_info >= (3, 10):
-        return AttributeError(entry.message, name=None)
-    return AttributeError(entry.message)
+    if sys.version_info < (3, 10):
+        return AttributeError(entry.message)
+    if _FILLS_IN_A_NONE_OBJECT:
+        return AttributeError(entry.message, name=None, obj=module)
+    return AttributeError(entry.message, name=None)
 
 
 def is_fromlist_probe(frame: "Any") -> bool:
