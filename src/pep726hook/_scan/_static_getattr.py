@@ -376,7 +376,31 @@ class _Reader:
         )
 
     def _default(self, stmt: ast.Raise) -> str:
+        if self._is_a_plain_miss(stmt):
+            # CPython's own miss (its message, the name the interpreter fills
+            # in): a name that warned first is declared with no message, and
+            # then misses as on a plain module.
+            return "None"
         return self._attribute_error(stmt)
+
+    def _is_a_plain_miss(self, stmt: ast.Raise) -> bool:
+        """Whether *stmt* raises ``AttributeError`` with CPython's message for a module's miss."""
+        exc = stmt.exc
+        if not (
+            isinstance(exc, ast.Call)
+            and isinstance(exc.func, ast.Name)
+            and exc.func.id == "AttributeError"
+            and len(exc.args) == 1
+            and not exc.keywords
+        ):
+            return False
+        p = self.parameter
+        plain = (
+            f"f'module {{__name__!r}} has no attribute {{{p}!r}}'",
+            f"'module {{!r}} has no attribute {{!r}}'.format(__name__, {p})",
+        )
+        found = ast.dump(exc.args[0])
+        return any(found == ast.dump(ast.parse(text, mode="eval").body) for text in plain)
 
     def _globals_lookup(self, stmt: ast.Try) -> str:
         # try: return globals()[name] / except KeyError: raise AttributeError(...)
