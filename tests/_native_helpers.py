@@ -10,7 +10,10 @@ import types
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 import pep726hook
+from pep726hook import _native_engine
 
 ModuleType = types.ModuleType
 SRC = str(Path(pep726hook.__file__).resolve().parent.parent)
@@ -18,6 +21,12 @@ _MISSING = object()
 # Stores that find a namespace without hooks often enough for the native
 # engine to remember it (3.12+ watch a namespace after a few such stores).
 HOOKLESS_STORES = 20
+
+#: A module of native-engine tests runs only where the extension loads.
+REQUIRES_NATIVE = pytest.mark.skipif(
+    "native" not in pep726hook.available_engines(),
+    reason=f"native engine unavailable: {_native_engine.unavailable_reason()}",
+)
 
 
 def hooked_module(

@@ -91,6 +91,13 @@ def mortal_modules(no_opted_in_module_alive: None) -> None:
         pytest.skip(IMMORTAL_MODULES_REASON)
 
 
+@pytest.fixture
+def native() -> Iterator[None]:
+    """The native engine, installed for the duration of the test (with REQUIRES_NATIVE)."""
+    with pep726hook.install("native"):
+        yield
+
+
 @pytest.fixture(params=ENGINES)
 def engine(request: pytest.FixtureRequest) -> Iterator[str]:
     """The name of an available engine, installed for the duration of the test."""

@@ -12,25 +12,21 @@ from __future__ import annotations
 import importlib.util
 import sys
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Callable
 
 import pytest
-from _native_helpers import _MISSING, ModuleType, _subclass_calling_super, hooked_module
+from _native_helpers import (
+    _MISSING,
+    REQUIRES_NATIVE,
+    ModuleType,
+    _subclass_calling_super,
+    hooked_module,
+)
 
 import pep726hook
 from pep726hook import EngineUnavailableError, _native_engine
 
-pytestmark = pytest.mark.skipif(
-    "native" not in pep726hook.available_engines(),
-    reason=f"native engine unavailable: {_native_engine.unavailable_reason()}",
-)
-
-
-@pytest.fixture
-def native() -> Iterator[None]:
-    """The native engine, installed for the duration of the test."""
-    with pep726hook.install("native"):
-        yield
+pytestmark = REQUIRES_NATIVE
 
 
 # --- the design in use -------------------------------------------------------

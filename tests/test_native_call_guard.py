@@ -4,25 +4,14 @@ from __future__ import annotations
 
 import sys
 import types
-from typing import Any, Callable, Iterator
+from typing import Any, Callable
 
 import pytest
-from _native_helpers import ModuleType, hooked_module
+from _native_helpers import REQUIRES_NATIVE, ModuleType, hooked_module
 
 import pep726hook
-from pep726hook import _native_engine
 
-pytestmark = pytest.mark.skipif(
-    "native" not in pep726hook.available_engines(),
-    reason=f"native engine unavailable: {_native_engine.unavailable_reason()}",
-)
-
-
-@pytest.fixture
-def native() -> Iterator[None]:
-    """The native engine, installed for the duration of the test."""
-    with pep726hook.install("native"):
-        yield
+pytestmark = REQUIRES_NATIVE
 
 
 # --- the call guard around object.__setattr__ (3.8-3.12) -----------------------

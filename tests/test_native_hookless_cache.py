@@ -10,29 +10,19 @@ on every version (there they check the lookup).
 from __future__ import annotations
 
 import types
-from typing import Any, Callable, Iterator
+from typing import Any, Callable
 
 import pytest
+from _native_helpers import REQUIRES_NATIVE
 
 import pep726hook
-from pep726hook import _native_engine
 
-pytestmark = pytest.mark.skipif(
-    "native" not in pep726hook.available_engines(),
-    reason=f"native engine unavailable: {_native_engine.unavailable_reason()}",
-)
+pytestmark = REQUIRES_NATIVE
 
 ModuleType = types.ModuleType
 # Stores that find a namespace without hooks often enough for the native
 # engine to remember it (3.12+ watch a namespace after a few such stores).
 HOOKLESS_STORES = 20
-
-
-@pytest.fixture
-def native() -> Iterator[None]:
-    """The native engine, installed for the duration of the test."""
-    with pep726hook.install("native"):
-        yield
 
 
 def hooked_module(log: list[Any]) -> Any:

@@ -6,22 +6,15 @@ import gc
 from typing import Any, Iterator
 
 import pytest
-from _native_helpers import HOOKLESS_STORES, ModuleType, _subclass_calling_super, hooked_module
-
-import pep726hook
-from pep726hook import _native_engine
-
-pytestmark = pytest.mark.skipif(
-    "native" not in pep726hook.available_engines(),
-    reason=f"native engine unavailable: {_native_engine.unavailable_reason()}",
+from _native_helpers import (
+    HOOKLESS_STORES,
+    REQUIRES_NATIVE,
+    ModuleType,
+    _subclass_calling_super,
+    hooked_module,
 )
 
-
-@pytest.fixture
-def native() -> Iterator[None]:
-    """The native engine, installed for the duration of the test."""
-    with pep726hook.install("native"):
-        yield
+pytestmark = REQUIRES_NATIVE
 
 
 # --- opting single modules in ------------------------------------------------

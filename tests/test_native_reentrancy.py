@@ -4,25 +4,12 @@ from __future__ import annotations
 
 import gc
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import Callable
 
 import pytest
-from _native_helpers import ModuleType, run_python
+from _native_helpers import REQUIRES_NATIVE, ModuleType, run_python
 
-import pep726hook
-from pep726hook import _native_engine
-
-pytestmark = pytest.mark.skipif(
-    "native" not in pep726hook.available_engines(),
-    reason=f"native engine unavailable: {_native_engine.unavailable_reason()}",
-)
-
-
-@pytest.fixture
-def native() -> Iterator[None]:
-    """The native engine, installed for the duration of the test."""
-    with pep726hook.install("native"):
-        yield
+pytestmark = REQUIRES_NATIVE
 
 
 # --- re-entrancy and hooks that change the namespace ----------------------------

@@ -8,25 +8,12 @@ import os
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
-from _native_helpers import SRC, run_python
+from _native_helpers import REQUIRES_NATIVE, SRC, run_python
 
-import pep726hook
-from pep726hook import _native_engine
-
-pytestmark = pytest.mark.skipif(
-    "native" not in pep726hook.available_engines(),
-    reason=f"native engine unavailable: {_native_engine.unavailable_reason()}",
-)
-
-
-@pytest.fixture
-def native() -> Iterator[None]:
-    """The native engine, installed for the duration of the test."""
-    with pep726hook.install("native"):
-        yield
+pytestmark = REQUIRES_NATIVE
 
 
 # --- sub-interpreters ----------------------------------------------------------

@@ -13,7 +13,15 @@ import sys
 
 from .._enable import module_named
 from ._deprecating import convert_at_first_read, deprecate_opting_in, replace_deprecation
-from ._entries import DEPRECATED, LAZY, DeprecatedValue, Deprecation, check_name, deprecations_of
+from ._entries import (
+    DEPRECATED,
+    LAZY,
+    DeprecatedValue,
+    Deprecation,
+    check_name,
+    deprecations_of,
+    unrun_submodule,
+)
 from ._entries import namespace as _namespace
 from ._moved import body_runs_again, moved_values
 
@@ -228,18 +236,9 @@ def _submodule_deprecation(
     warn: "WarnCallable | None",
     caller: str,
 ) -> Deprecation:
-    package = namespace.get("__name__")
-    full_name = f"{package}.{name}"
-    spec = None
-    if isinstance(package, str) and "__path__" in namespace:
-        import importlib.util
-
-        try:
-            # Finds the submodule without running it.
-            spec = importlib.util.find_spec(full_name)
-        except (ImportError, ValueError):
-            spec = None
-    if spec is None:
+    full_name = unrun_submodule(namespace, name)
+    if full_name is None:
+        package = namespace.get("__name__")
         raise AttributeError(
             f"{caller}: module {package!r} has no attribute {name!r} in its namespace to "
             "deprecate, no importable submodule of that name, and no factory was given"

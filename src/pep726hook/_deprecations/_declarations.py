@@ -27,7 +27,15 @@ import _weakref
 from .. import _state
 from .._enable import module_named
 from ._deprecating import deprecate_opting_in, replace_deprecation
-from ._entries import DEPRECATED, LAZY, REMOVED, Deprecation, check_name, deprecations_of
+from ._entries import (
+    DEPRECATED,
+    LAZY,
+    REMOVED,
+    Deprecation,
+    check_name,
+    deprecations_of,
+    unrun_submodule,
+)
 from ._entries import namespace as _namespace
 from ._moved import body_runs_again, moved_values, sync_served
 
@@ -248,21 +256,10 @@ class _ImportSubmodule:
 
 
 def _find_submodule(target: "ModuleType", name: str, caller: str) -> str:
-    namespace = _namespace(target)
-    package = namespace.get("__name__")
-    full_name = f"{package}.{name}"
-    spec = None
-    if isinstance(package, str) and "__path__" in namespace:
-        import importlib.util
-
-        try:
-            # Finds the submodule without running it.
-            spec = importlib.util.find_spec(full_name)
-        except (ImportError, ValueError):
-            spec = None
-    if spec is None:
+    full_name = unrun_submodule(_namespace(target), name)
+    if full_name is None:
         raise ValueError(
-            f"{caller}: {full_name!r} is not an importable submodule; give factory= to "
-            f"compute {name!r}"
+            f"{caller}: '{_namespace(target).get('__name__')}.{name}' is not an importable "
+            f"submodule; give factory= to compute {name!r}"
         )
     return full_name

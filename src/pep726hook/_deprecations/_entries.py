@@ -256,3 +256,22 @@ def markers_in(module: ModuleType) -> "list[tuple[str, DeprecatedValue]]":
     for name, _marker in found:
         check_name(name, "pep726hook.enable()")
     return found
+
+
+def unrun_submodule(namespace: "dict[str, Any]", name: str) -> "str | None":
+    """The full name of the submodule *name* of the package whose namespace is *namespace*.
+
+    None unless the import system finds it (without running it): the module
+    is no package, or has no such submodule.
+    """
+    package = namespace.get("__name__")
+    if not (isinstance(package, str) and "__path__" in namespace):
+        return None
+    import importlib.util
+
+    full_name = f"{package}.{name}"
+    try:
+        spec = importlib.util.find_spec(full_name)
+    except (ImportError, ValueError):
+        return None
+    return None if spec is None else full_name
