@@ -32,7 +32,7 @@ QUOTED = {
     "+1.4% on 3.12.1 and +2.1% on 3.14.10": ("README.md", "PYPI.md"),
     "`import numpy` +1.9% and +2.7%": ("README.md", "PYPI.md"),
     # The whole tools/run-tests.sh: CI's runs, and the chroot's set-up (docs/development.md).
-    "about 44 minutes on CI's 2-core machine with warm caches (2,654 s": (
+    "about 40 minutes on CI's 2-core machine with warm caches (2,402 s": (
         "README.md",
         "docs/development.md",
     ),
