@@ -87,7 +87,10 @@ set_class_bypassing_hooks: "Callable[[object, str, object], None]" = object.__se
 _module_setattr: "Any" = ModuleType.__setattr__
 _module_delattr: "Any" = ModuleType.__delattr__
 _module_getattribute: "Any" = ModuleType.__getattribute__
-_PYPY_3_10 = sys.implementation.name == "pypy" and sys.version_info >= (3, 10)
+# Whether an AttributeError leaving a class's __getattr__ with its name and
+# object None gets both filled in (and a "Did you mean" guess appended when
+# printed), where CPython leaves an explicit None alone: PyPy 3.10+.
+FILLS_IN_A_NONE_OBJECT = sys.implementation.name == "pypy" and sys.version_info >= (3, 10)
 
 
 def module_miss(module: ModuleType, name: str) -> "Any":
@@ -115,10 +118,10 @@ def module_miss(module: ModuleType, name: str) -> "Any":
         return _module_getattribute(stand_in, name)
     except AttributeError as error:
         # PyPy leaves the object None, and would fill in the name and object
-        # (and print a "Did you mean" guess) once the error leaves the
-        # class's __getattr__, where a plain module's miss has neither.
+        # once the error leaves the class's __getattr__, where a plain
+        # module's miss has neither.
         found = getattr(error, "obj", None)
-        if found is stand_in or (found is None and _PYPY_3_10 and error.name is None):
+        if found is stand_in or (found is None and FILLS_IN_A_NONE_OBJECT and error.name is None):
             error.obj = module  # type: ignore[attr-defined,unused-ignore]
         raise
 

@@ -398,11 +398,6 @@ raise_through_module(PyObject *obj, PyObject *namespace, PyObject *name, PyObjec
     return NULL;
 }
 
-/* A read of the removed name *name* (entry *deprecation*) of the module
- * *obj* whose namespace is *namespace*: warn, if the removal has a warning
- * (not for the import system's probe of `from m import name`), then raise
- * AttributeError(message) through a one-shot __getattr__, or, for a removal
- * without a message, miss as on a plain module.  Returns NULL. */
 /* The read that read_again_without_warning() repeats: its module and name
  * (borrowed, for the length of the call) and thread.  One at a time per
  * process: a nested or concurrent one of another read only warns. */
@@ -433,6 +428,11 @@ is_repeated_read(PyObject *obj, PyObject *name)
            quiet_thread == PyThread_get_thread_ident();
 }
 
+/* A read of the removed name *name* (entry *deprecation*) of the module
+ * *obj* whose namespace is *namespace*: warn, if the removal has a warning
+ * (not for the import system's probe of `from m import name`), then raise
+ * AttributeError(message) through a one-shot __getattr__, or, for a removal
+ * without a message, miss as on a plain module.  Returns NULL. */
 static PyObject *
 read_removed(PyObject *self, PyObject *obj, PyObject *namespace, PyObject *name,
              PyObject *deprecation)

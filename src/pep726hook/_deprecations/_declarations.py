@@ -256,10 +256,11 @@ class _ImportSubmodule:
 
 
 def _find_submodule(target: "ModuleType", name: str, caller: str) -> str:
-    full_name = unrun_submodule(_namespace(target), name)
+    namespace = _namespace(target)
+    full_name = unrun_submodule(namespace, name)
     if full_name is None:
         raise ValueError(
-            f"{caller}: '{_namespace(target).get('__name__')}.{name}' is not an importable "
+            f"{caller}: '{namespace.get('__name__')}.{name}' is not an importable "
             f"submodule; give factory= to compute {name!r}"
         )
     return full_name

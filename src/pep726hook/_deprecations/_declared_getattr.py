@@ -100,7 +100,7 @@ def declared_getattr(module: "str | ModuleType") -> "Callable[[str], object]":
             namespace = _namespace(found)
             if name in served and name in namespace:
                 return namespace[name]
-        raise AttributeError(f"module {module_name!r} has no attribute {name!r}")
+        raise _miss(module_name, name)
 
     __getattr__.__qualname__ = "declared_getattr.<locals>.__getattr__"
     _watch_import(target, __getattr__)
@@ -113,21 +113,22 @@ def _serve(module: "ModuleType", name: str, entry: "Any") -> object:
         return entry.load()
     if entry.kind == REMOVED:
         if entry.message is None:
-            raise AttributeError(
-                f"module {_namespace(module).get('__name__')!r} has no attribute {name!r}"
-            )
+            raise _miss(_namespace(module).get("__name__"), name)
         raise removed_error(entry, module)
     key = (id(module), name, _thread.get_ident())
     if key in _reading:
         # The read below reached the module's __getattr__, this function.
-        raise AttributeError(
-            f"module {_namespace(module).get('__name__')!r} has no attribute {name!r}"
-        )
+        raise _miss(_namespace(module).get("__name__"), name)
     _reading.add(key)
     try:
         return getattr(module, name)
     finally:
         _reading.discard(key)
+
+
+def _miss(module_name: object, name: str) -> AttributeError:
+    """CPython's error for a missing attribute *name* of the module *module_name*."""
+    return AttributeError(f"module {module_name!r} has no attribute {name!r}")
 
 
 def _watch_import(module: "ModuleType", function: "Any") -> None:

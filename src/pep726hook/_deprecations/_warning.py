@@ -9,7 +9,7 @@ native engine's C descriptor warns the same way (``warn_deprecation`` in
 import _warnings
 import sys
 
-from .._composition import NO_HOOK
+from .._composition import FILLS_IN_A_NONE_OBJECT, NO_HOOK
 from ._entries import DEPRECATED, DeprecatedValue, Deprecation, deprecation_entry
 
 TYPE_CHECKING = False
@@ -20,9 +20,6 @@ if TYPE_CHECKING:
 # The frame of importlib's _handle_fromlist: `from package import name` asks
 # hasattr(package, name) there before the import statement reads the name.
 _IMPORT_SYSTEM_MODULES = ("_frozen_importlib", "importlib._bootstrap")
-# Whether an AttributeError leaving a class's __getattr__ with its name and
-# object None gets both filled in (and a guess appended when printed).
-_FILLS_IN_A_NONE_OBJECT = sys.implementation.name == "pypy"
 
 
 def warn_for(entry: Deprecation, stacklevel: int) -> None:
@@ -57,7 +54,7 @@ def removed_error(entry: Deprecation, module: "ModuleType") -> AttributeError:
     """
     if sys.version_info < (3, 10):
         return AttributeError(entry.message)
-    if _FILLS_IN_A_NONE_OBJECT:
+    if FILLS_IN_A_NONE_OBJECT:
         return AttributeError(entry.message, name=None, obj=module)
     return AttributeError(entry.message, name=None)
 
