@@ -207,7 +207,6 @@ _SOURCES = {
     "is_upgraded": "_install",
     "uninstall": "_install",
     "upgrade": "_install",
-    "enable": "_enable",
     "DeprecatedValue": "_deprecations._api",
     "deprecate_attribute": "_deprecations._api",
     "deprecated": "_deprecations._api",
@@ -226,7 +225,8 @@ from _thread import get_ident as _get_ident  # noqa: E402
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Callable, List, Optional, Tuple
+    from types import ModuleType
+    from typing import Any, Callable, List, Optional, Tuple, TypeGuard
 
     _ForkGuard = Tuple[int, Callable[[], object], Callable[[], object], Callable[[], object]]
 
@@ -359,7 +359,6 @@ if TYPE_CHECKING:
     from ._deprecations._api import DeprecatedValue, deprecate_attribute, deprecated
     from ._deprecations._declarations import lazy_attribute, removed_attribute
     from ._deprecations._declared_getattr import declared_getattr
-    from ._enable import enable
     from ._engines import EngineUnavailableError, available_engines
     from ._install import (
         Installation,
@@ -383,6 +382,103 @@ else:
 
     def __dir__() -> "list[str]":
         return sorted({*globals(), *__all__})
+
+
+# -- enable(): a library's opt-in ---------------------------------------------------------
+#
+# Here rather than loaded from _enable: a library's first enable() in a process
+# that used nothing else of the package opts its module in through the
+# extension alone, without loading the installation state, the engine module
+# and enable()'s own module (about 2.4M instructions on CPython 3.12, 5 % of a
+# start-up).  The state adopts such opt-ins when it loads (_state).
+
+# Whether importing the extension failed once: not built here (PyPy,
+# free-threaded builds) or not loadable; enable() then always takes its full path.
+_native_is_missing = _sys.implementation.name != "cpython"
+
+
+def enable(module: "str | ModuleType", *, fast_getattr: "bool | None" = None) -> "ModuleType":
+    """Make *module* call its own ``__setattr__``/``__delattr__`` from now on; return it.
+
+    Meant for a library, about itself, in any process however it was started::
+
+        def __setattr__(name, value): ...
+
+        import pep726hook
+        pep726hook.enable(__name__)
+
+    *module* is a name in ``sys.modules`` or a module object.  Stores after the
+    call go through the hooks, also later in the module body.  A module that
+    defines no hook yet stays enabled: hooks are looked up at every store.
+    No other module gets its hooks called unless the process-wide hook is on
+    (:func:`install`, the runner, ``PEP726HOOK=1``, the pytest plugin).
+    Uses the native engine where it can run (reads stay as fast as on a plain
+    module) and otherwise the class engine for this module only; installs no
+    finder.  Idempotent and thread-safe.
+
+    The engine is the one opted-in modules or :func:`install` already use,
+    else ``$PEP726HOOK_ENGINE``, else ``auto``; a variable naming an unknown
+    engine or one that cannot run here gives a RuntimeWarning and ``auto``
+    (attributed to the environment, shown once per process by default).
+
+    Every :func:`deprecated` marker in the namespace becomes a deprecation
+    of its name (its value back in the namespace), and the module gets the
+    class that serves deprecated names (see :func:`deprecated`).
+
+    What changes outside the module: nothing, with one exception that the
+    module's author chooses.  A PEP 562 ``__getattr__`` (defined before or
+    after the call) keeps working exactly.  CPython 3.11-3.14 never
+    specialise reads of a module whose namespace holds one (about three
+    times a plain read); ``fast_getattr=True`` has the native engine hold
+    the function outside the namespace, so that the module's reads are
+    specialised (``"__getattr__" in vars(module)`` is then False).  That
+    wraps ``ModuleType``'s read slot for the whole process, which on
+    CPython 3.12-3.14 makes every module's suppressed misses
+    (``hasattr(m, "missing")``, ``getattr(m, name, default)``, the import
+    system's probes) 8.7-12.3 times dearer in instructions (an import-heavy
+    start-up +1.4%, ``import numpy`` +1.9% on 3.12).  ``fast_getattr=False``
+    leaves the function where it is.  The default (None) relocates on 3.11, where no
+    other module pays, and on 3.12-3.14 only while the application turned
+    on the fast-getattr switch (``$PEP726HOOK_FAST_GETATTR``); an explicit
+    True or False always wins.  Other versions, and the class engine, ignore
+    it.  Figures: docs/native-engine-getattr.md, "What a relocated __getattr__
+    costs".
+
+    Raises TypeError when *module* is not a module or a name or
+    *fast_getattr* is not a bool or None, and ValueError for a name not in
+    ``sys.modules`` or a ``deprecated()`` value under a dunder name (then
+    nothing has changed).
+    """
+    if fast_getattr is None and _patched_by is None and not _native_is_missing:
+        target = _sys.modules.get(module) if type(module) is str else module
+        if _is_module(target) and _enable_alone(target):
+            return target
+    full_enable: Callable[..., ModuleType] = _load("_enable", "enable")
+    return full_enable(module, fast_getattr=fast_getattr)
+
+
+# Whether *candidate* is a module object, by its real type: isinstance would
+# ask for candidate.__class__, running the __getattribute__ of whatever sits in
+# sys.modules; a lazy-import placeholder that raises there must neither fail
+# install() nor pass for a module.  Every module of the package asks this one.
+def _is_module(candidate: object) -> "TypeGuard[ModuleType]":
+    return issubclass(type(candidate), type(_sys))
+
+
+# Opt *target* in under the native engine as the full enable() would, where
+# $PEP726HOOK_ENGINE leaves it the choice and nothing else of the package ran
+# yet; say whether it did.  What "nothing else" means is the extension's to
+# test, in the same call as the opt-in (see enable_alone there).
+def _enable_alone(target: "ModuleType") -> bool:
+    global _native_is_missing
+    if not _names_the_native_engine(_os.environ.get(_ENGINE_VARIABLE, "")):
+        return False
+    try:
+        from ._native import enable_alone
+    except ImportError:
+        _native_is_missing = True
+        return False
+    return enable_alone(target, __name__ + "._state")
 
 
 del TYPE_CHECKING

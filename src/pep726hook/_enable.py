@@ -50,56 +50,11 @@ def register_markers(
 
 
 def enable(module: "str | ModuleType", *, fast_getattr: "bool | None" = None) -> "ModuleType":
-    """Make *module* call its own ``__setattr__``/``__delattr__`` from now on; return it.
+    """Do all of :func:`pep726hook.enable`, whose docstring says what it does.
 
-    Meant for a library, about itself, in any process however it was started::
-
-        def __setattr__(name, value): ...
-
-        import pep726hook
-        pep726hook.enable(__name__)
-
-    *module* is a name in ``sys.modules`` or a module object.  Stores after the
-    call go through the hooks, also later in the module body.  A module that
-    defines no hook yet stays enabled: hooks are looked up at every store.
-    No other module gets its hooks called unless the process-wide hook is on
-    (:func:`install`, the runner, ``PEP726HOOK=1``, the pytest plugin).
-    Uses the native engine where it can run (reads stay as fast as on a plain
-    module) and otherwise the class engine for this module only; installs no
-    finder.  Idempotent and thread-safe.
-
-    The engine is the one opted-in modules or :func:`install` already use,
-    else ``$PEP726HOOK_ENGINE``, else ``auto``; a variable naming an unknown
-    engine or one that cannot run here gives a RuntimeWarning and ``auto``
-    (attributed to the environment, shown once per process by default).
-
-    Every :func:`deprecated` marker in the namespace becomes a deprecation
-    of its name (its value back in the namespace), and the module gets the
-    class that serves deprecated names (see :func:`deprecated`).
-
-    What changes outside the module: nothing, with one exception that the
-    module's author chooses.  A PEP 562 ``__getattr__`` (defined before or
-    after the call) keeps working exactly.  CPython 3.11-3.14 never
-    specialise reads of a module whose namespace holds one (about three
-    times a plain read); ``fast_getattr=True`` has the native engine hold
-    the function outside the namespace, so that the module's reads are
-    specialised (``"__getattr__" in vars(module)`` is then False).  That
-    wraps ``ModuleType``'s read slot for the whole process, which on
-    CPython 3.12-3.14 makes every module's suppressed misses
-    (``hasattr(m, "missing")``, ``getattr(m, name, default)``, the import
-    system's probes) 8.7-12.3 times dearer in instructions (an import-heavy
-    start-up +1.4%, ``import numpy`` +1.9% on 3.12).  ``fast_getattr=False``
-    leaves the function where it is.  The default (None) relocates on 3.11, where no
-    other module pays, and on 3.12-3.14 only while the application turned
-    on the fast-getattr switch (``$PEP726HOOK_FAST_GETATTR``); an explicit
-    True or False always wins.  Other versions, and the class engine, ignore
-    it.  Figures: docs/native-engine-getattr.md, "What a relocated __getattr__
-    costs".
-
-    Raises TypeError when *module* is not a module or a name or
-    *fast_getattr* is not a bool or None, and ValueError for a name not in
-    ``sys.modules`` or a ``deprecated()`` value under a dunder name (then
-    nothing has changed).
+    The package's ``enable()`` serves a process's first opt-ins under the
+    native engine through the extension alone and comes here for the rest:
+    another engine, *fast_getattr*, the process-wide hook, markers, errors.
     """
     if fast_getattr is not None and not isinstance(fast_getattr, bool):
         raise TypeError(f"enable(): fast_getattr must be True, False or None, not {fast_getattr!r}")

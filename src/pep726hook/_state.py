@@ -53,12 +53,12 @@ import _thread
 import _weakref
 import sys
 
-from . import _register_at_fork
+from . import _is_module, _register_at_fork
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from types import ModuleType
-    from typing import Any, Callable, TypeGuard
+    from typing import Any, Callable
 
     from ._engine_protocols import Engine
 else:
@@ -91,17 +91,9 @@ _opted_in: "dict[int, Any]" = {}
 marker_store_hook: "tuple[type, Callable[[ModuleType, str, bool], None]] | None" = None
 
 
-# Here rather than with the class engine's helpers: enable() asks it on the
-# native engine's path, which then never imports the class-composition module.
-def is_module(candidate: object) -> "TypeGuard[ModuleType]":
-    """Tell whether *candidate* is a module object, by its real type.
-
-    ``isinstance`` would ask for ``candidate.__class__``, running the
-    ``__getattribute__`` of whatever sits in ``sys.modules``: a lazy-import
-    placeholder that raises there must neither fail install() nor pass for a
-    module.
-    """
-    return issubclass(type(candidate), ModuleType)
+# In the package's __init__, whose enable() asks it before anything else of
+# the package loads; here for the modules that import the state anyway.
+is_module = _is_module
 
 
 def register_opt_in(module: "ModuleType") -> None:
@@ -188,4 +180,23 @@ def _adopt_start_up_patch() -> None:
         route = start_up_route
 
 
+
+def _adopt_opt_ins_made_alone() -> None:
+    # The package's enable() opts a library's module in through the extension
+    # alone while this module is not loaded (the extension makes sure, in the
+    # same call): those are opt-ins of the native engine, and this state's
+    # from now on.  Looked up, not imported: nothing opted in without it.
+    global opt_in_engine
+    native = sys.modules.get(__name__.rpartition(".")[0] + "._native")
+    modules = native.opted_in_modules() if native is not None else []
+    if not modules:
+        return
+    from ._native_engine import NativeEngine
+
+    opt_in_engine = NativeEngine()
+    for module in modules:
+        register_opt_in(module)
+
+
 _adopt_start_up_patch()
+_adopt_opt_ins_made_alone()

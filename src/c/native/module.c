@@ -109,6 +109,76 @@ native_opt_in(PyObject *module, PyObject *args)
     Py_RETURN_NONE;
 }
 
+PyDoc_STRVAR(enable_alone_doc,
+"enable_alone(module, state_module, /)\n--\n\n"
+"Opt *module* in as enable() does under the native engine, for a process\n"
+"that has not loaded pep726hook's installation state (*state_module* is its\n"
+"name in sys.modules): patch ModuleType without process-wide dispatch, have\n"
+"the module's class reach the patched slot, and opt the module in with this\n"
+"version's default place for its PEP 562 __getattr__.  Returns False, having\n"
+"changed nothing, where that state is loaded or this is not the main\n"
+"interpreter: enable() then takes its full path.");
+
+static PyObject *
+native_enable_alone(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 2 || !PyModule_Check(args[0]) || !PyUnicode_CheckExact(args[1])) {
+        PyErr_SetString(PyExc_TypeError, "enable_alone() takes a module and a str");
+        return NULL;
+    }
+    /* One call under the GIL, and no Python code runs in it: no other thread
+     * loads the installation state between this test and the opt-in, so the
+     * state, whenever it loads, adopts every module opted in here
+     * (opted_in_modules()) and none is opted in behind its back afterwards. */
+    if (!is_main_interpreter()) {
+        Py_RETURN_FALSE;
+    }
+    PyObject *state_module = PyDict_GetItemWithError(PyImport_GetModuleDict(), args[1]);
+    if (state_module != NULL) {
+        Py_RETURN_FALSE;
+    }
+    if (PyErr_Occurred() || patch_module_type(module, Py_None) < 0) {
+        return NULL;
+    }
+    PyTypeObject *cls = Py_TYPE(args[0]);
+    if (cls->tp_setattro == original_setattro) {
+        cls->tp_setattro = installed_setattro;
+    }
+    /* enable()'s default: the function is held outside the namespace on 3.11
+     * only, where that taxes no other module (_native_engine.py says why). */
+    int relocate_getattr = PY_VERSION_HEX >= 0x030B0000 && PY_VERSION_HEX < 0x030C0000;
+    if (opt_in_module(args[0], relocate_getattr, 0) < 0) {
+        return NULL;
+    }
+    Py_RETURN_TRUE;
+}
+
+PyDoc_STRVAR(opted_in_modules_doc,
+"opted_in_modules()\n--\n\n"
+"The modules opted in and alive, for the installation state to adopt those\n"
+"that enable_alone() opted in before it loaded.");
+
+static PyObject *
+native_opted_in_modules(PyObject *module, PyObject *Py_UNUSED(ignored))
+{
+    (void)module;
+    /* Made at its full size first: an allocation inside the loop could run
+     * the collector, whose weak-reference callbacks change the table. */
+    PyObject *modules = PyList_New((Py_ssize_t)opt_ins.count);
+    if (modules == NULL) {
+        return NULL;
+    }
+    Py_ssize_t filled = 0;
+    for (size_t i = 0; i < opt_ins.capacity; i++) {
+        PyObject *opted_in = opt_ins.entries[i].module;
+        if (opted_in != NULL && filled < PyList_GET_SIZE(modules)) {
+            Py_INCREF(opted_in);
+            PyList_SET_ITEM(modules, filled++, opted_in);
+        }
+    }
+    return modules;
+}
+
 PyDoc_STRVAR(is_opted_in_doc,
 "is_opted_in(module)\n--\n\n"
 "Tell whether *module* was passed to opt_in() and not forgotten since.");
@@ -457,6 +527,9 @@ static PyMethodDef native_methods[] = {
     {"set_process_wide", native_set_process_wide, METH_O, set_process_wide_doc},
     {"opt_in", native_opt_in, METH_VARARGS, opt_in_doc},
     {"is_opted_in", native_is_opted_in, METH_O, is_opted_in_doc},
+    {"enable_alone", (PyCFunction)(void (*)(void))native_enable_alone, METH_FASTCALL,
+     enable_alone_doc},
+    {"opted_in_modules", native_opted_in_modules, METH_NOARGS, opted_in_modules_doc},
     {"return_getattr", native_return_getattr, METH_O, return_getattr_doc},
     {"set_marker_hook", (PyCFunction)(void (*)(void))native_set_marker_hook, METH_FASTCALL,
      set_marker_hook_doc},
