@@ -9,6 +9,9 @@ equivalent module that does not use pep726hook is subtracted.  The modules:
 * ``enable``: ``pep726hook.enable(__name__)``;
 * ``deprecate``: one ``pep726hook.deprecate_attribute()`` of a name it defines;
 * ``deprecated``: one ``pep726hook.deprecated()`` marker and ``enable()``;
+* ``removed``: one ``pep726hook.removed_attribute()``;
+* ``lazy submodule``: a package's ``pep726hook.lazy_attribute()`` of its
+  submodule (found, not run);
 * ``deprecate N``: N names, each deprecated by its own ``deprecate_attribute()``
   call (the equivalent module defines the N names): the first call and N - 1
   later ones.  ``per later call`` is (cost(N) - cost(1)) / (N - 1).
@@ -68,6 +71,15 @@ def library_sources(counts: list[int]) -> dict[str, tuple[str, str]]:
             "pep726hook.enable(__name__)\n",
             "Old = 1\n",
         ),
+        "removed": (
+            'import pep726hook\npep726hook.removed_attribute(__name__, "Old", "Old was removed")\n',
+            plain,
+        ),
+        # A package (see write_modules): its submodule is found, never run.
+        "lazy submodule": (
+            'import pep726hook\npep726hook.lazy_attribute(__name__, "heavy")\n',
+            plain,
+        ),
     }
     for count in counts:
         calls = "".join(
@@ -109,6 +121,10 @@ def _environment(directory: Path, source: bool) -> dict[str, str]:
     return env
 
 
+# Variants written as packages, each with a submodule "heavy".
+PACKAGES = {"lazy submodule"}
+
+
 def _module_name(variant: str, ours: bool) -> str:
     return ("lib_" if ours else "plain_") + variant.replace(" ", "_")
 
@@ -118,8 +134,13 @@ def write_modules(directory: Path, counts: list[int]) -> dict[str, tuple[str, st
     names = {}
     for variant, (ours, plain) in library_sources(counts).items():
         pair = (_module_name(variant, True), _module_name(variant, False))
-        (directory / f"{pair[0]}.py").write_text(ours, encoding="utf-8")
-        (directory / f"{pair[1]}.py").write_text(plain, encoding="utf-8")
+        for module, source in zip(pair, (ours, plain)):
+            if variant in PACKAGES:
+                (directory / module).mkdir()
+                (directory / module / "heavy.py").write_text("VALUE = 1\n", encoding="utf-8")
+                (directory / module / "__init__.py").write_text(source, encoding="utf-8")
+            else:
+                (directory / f"{module}.py").write_text(source, encoding="utf-8")
         names[variant] = pair
     return names
 

@@ -262,16 +262,34 @@ def unrun_submodule(namespace: "dict[str, Any]", name: str) -> "str | None":
     """The full name of the submodule *name* of the package whose namespace is *namespace*.
 
     None unless the import system finds it (without running it): the module
-    is no package, or has no such submodule.
+    is no package, or has no such submodule.  What ``importlib.util.find_spec()``
+    answers, without importing ``importlib.util`` (4.4M instructions, a tenth
+    of a start-up on CPython 3.12, for a library's first ``lazy_attribute()``).
     """
     package = namespace.get("__name__")
-    if not (isinstance(package, str) and "__path__" in namespace):
+    path = namespace.get("__path__")
+    if not isinstance(package, str) or path is None:
         return None
-    import importlib.util
-
     full_name = f"{package}.{name}"
+    if full_name in sys.modules:
+        # Imported already: found, as find_spec() finds it, if it has a spec.
+        module = sys.modules[full_name]
+        return None if module is None or getattr(module, "__spec__", None) is None else full_name
     try:
-        spec = importlib.util.find_spec(full_name)
+        spec = _find_spec(full_name, path)
     except (ImportError, ValueError):
         return None
     return None if spec is None else full_name
+
+
+def _find_spec(full_name: str, path: "Any") -> object:
+    # The import system's own search, which importlib.util.find_spec() calls
+    # for a submodule once it has the parent's __path__; imported only where
+    # the interpreter has none of its own.
+    bootstrap = sys.modules.get("_frozen_importlib")
+    search = getattr(bootstrap, "_find_spec", None)
+    if search is None:
+        import importlib.util
+
+        return importlib.util.find_spec(full_name)
+    return search(full_name, path)
