@@ -156,6 +156,13 @@ set_store_callback(PyObject *callback)
     return 0;
 }
 
+int
+visit_store_callback(visitproc visit, void *arg)
+{
+    Py_VISIT(store_callback);
+    return 0;
+}
+
 void
 forget_deprecations(int release)
 {

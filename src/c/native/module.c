@@ -211,6 +211,15 @@ native_return_getattr(PyObject *module, PyObject *arg)
     Py_RETURN_NONE;
 }
 
+/* The module object through which the main interpreter last set the marker
+ * hook or the store callback (borrowed).  Those are held in statics, which the
+ * collector cannot see: this object reports them as its own references
+ * (native_traverse).  Otherwise, through the callbacks' globals, every module
+ * of the package would outlive sys.modules at exit and be cleared name by
+ * name instead of freed by the collector (0.75M instructions more at the
+ * exit of a process that deprecated a name, on CPython 3.12). */
+static PyObject *callbacks_owner = NULL;
+
 PyDoc_STRVAR(set_marker_hook_doc,
 "set_marker_hook(marker_type, callback)\n--\n\n"
 "Have the patched slot call *callback(module, name, stored)* around a store\n"
@@ -237,6 +246,9 @@ native_set_marker_hook(PyObject *module, PyObject *const *args, Py_ssize_t nargs
     }
     if (set_marker_hook(type, callback) < 0) {
         return NULL;
+    }
+    if (is_main_interpreter()) {
+        callbacks_owner = module;
     }
     Py_RETURN_NONE;
 }
@@ -323,6 +335,9 @@ native_set_deprecated_store_callback(PyObject *module, PyObject *arg)
     }
     if (set_store_callback(arg == Py_None ? NULL : arg) < 0) {
         return NULL;
+    }
+    if (is_main_interpreter()) {
+        callbacks_owner = module;
     }
     Py_RETURN_NONE;
 }
@@ -606,6 +621,13 @@ native_traverse(PyObject *module, visitproc visit, void *arg)
     Py_VISIT(state->entries.saved_delattr);
     Py_VISIT(state->entries.setattr_descr);
     Py_VISIT(state->entries.delattr_descr);
+    if (module == callbacks_owner) {
+        int failed = visit_marker_hook(visit, arg);
+        if (failed) {
+            return failed;
+        }
+        return visit_store_callback(visit, arg);
+    }
     return 0;
 }
 
@@ -622,6 +644,13 @@ native_clear(PyObject *module)
     Py_CLEAR(state->entries.saved_delattr);
     Py_CLEAR(state->entries.setattr_descr);
     Py_CLEAR(state->entries.delattr_descr);
+    if (module == callbacks_owner) {
+        /* Part of garbage, or being freed: the callbacks belong to the copy
+         * of the package that set them through this object. */
+        callbacks_owner = NULL;
+        (void)set_marker_hook(NULL, NULL);
+        (void)set_store_callback(NULL);
+    }
     return 0;
 }
 

@@ -239,6 +239,8 @@ NATIVE_INTERNAL int set_marker_hook(PyObject *type, PyObject *callback);
 NATIVE_INTERNAL int is_marker(PyObject *value);
 /* Drop them (*release* 0: the runtime is gone, touch no object). */
 NATIVE_INTERNAL void forget_marker_hook(int release);
+/* Report them to the collector as references of the caller's object. */
+NATIVE_INTERNAL int visit_marker_hook(visitproc visit, void *arg);
 NATIVE_INTERNAL extern PyMethodDef setattr_def;
 NATIVE_INTERNAL extern PyMethodDef delattr_def;
 
@@ -413,6 +415,8 @@ NATIVE_INTERNAL int set_deprecating(PyObject *module, PyObject *builtins, PyObje
 /* Count a store of a deprecated name through *module* as under way (1) or over (0). */
 NATIVE_INTERNAL int set_storing(PyObject *module, int storing);
 NATIVE_INTERNAL int set_store_callback(PyObject *callback);
+/* Report it to the collector as a reference of the caller's object. */
+NATIVE_INTERNAL int visit_store_callback(visitproc visit, void *arg);
 NATIVE_INTERNAL void forget_deprecations(int release);
 NATIVE_INTERNAL int store_while_deprecating(PyObject *self, PyObject *name, PyObject *value);
 /* Give the functions whose globals are the namespaces of the list *modules*

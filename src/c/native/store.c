@@ -323,6 +323,14 @@ set_marker_hook(PyObject *type, PyObject *callback)
 }
 
 int
+visit_marker_hook(visitproc visit, void *arg)
+{
+    Py_VISIT(marker_type);
+    Py_VISIT(marker_callback);
+    return 0;
+}
+
+int
 is_marker(PyObject *value)
 {
     return marker_type != NULL && (PyObject *)Py_TYPE(value) == marker_type;
