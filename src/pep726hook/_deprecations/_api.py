@@ -143,7 +143,7 @@ def deprecate_attribute(
       :func:`pep726hook.deprecated` (the value stays; the module's own code
       reads it with no warning).
     * *name* absent and ``f"{module.__name__}.{name}"`` an importable
-      submodule (found, not run, by ``importlib.util.find_spec``): the first
+      submodule (found, not run, as ``importlib.util.find_spec`` finds it): the first
       read through the package imports it, warns and returns it.  ``import
       pkg.name`` keeps working, and its binding of the submodule on the
       package neither warns nor ends the deprecation.

@@ -145,7 +145,7 @@ def lazy_attribute(
     """Declare *name* of *module* lazy: its first read through the module loads it.
 
     Without *factory*, ``f"{module.__name__}.{name}"`` must be an importable
-    submodule (found by ``importlib.util.find_spec``, not run): the first
+    submodule (found as ``importlib.util.find_spec`` finds it, not run): the first
     read through the module (``mod.name``, ``getattr``, ``hasattr``, ``from
     mod import name``, a star-import whose ``__all__`` names it) imports it;
     with *factory*, it calls ``factory()``.  The value is stored in the
