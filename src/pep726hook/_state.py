@@ -180,7 +180,6 @@ def _adopt_start_up_patch() -> None:
         route = start_up_route
 
 
-
 def _adopt_opt_ins_made_alone() -> None:
     # The package's enable() opts a library's module in through the extension
     # alone while this module is not loaded (the extension makes sure, in the
