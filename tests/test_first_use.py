@@ -78,6 +78,11 @@ NATIVE_NEVER = {
 def first_use(tmp_path: Path, library: str, engine: str) -> set[str]:
     """Import the library *library* in a fresh process; return the modules its import added."""
     (tmp_path / f"{library}.py").write_text(LIBRARIES[library], encoding="utf-8")
+    return first_import(tmp_path, library, engine)
+
+
+def first_import(tmp_path: Path, library: str, engine: str) -> set[str]:
+    """Import *library*, found in *tmp_path*, in a fresh process; return the modules it added."""
     result = subprocess.run(
         [sys.executable, "-c", textwrap.dedent(CHILD.format(library=library))],
         cwd=str(tmp_path),
@@ -138,17 +143,7 @@ def test_a_first_lazy_submodule_imports_nothing_of_importlib(tmp_path: Path, eng
         'import pep726hook\npep726hook.lazy_attribute(__name__, "heavy")\n', encoding="utf-8"
     )
     (package / "heavy.py").write_text("VALUE = 1\n", encoding="utf-8")
-    result = subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(CHILD.format(library="lazy_package"))],
-        cwd=str(tmp_path),
-        check=False,
-        capture_output=True,
-        text=True,
-        env=fresh_env({"PEP726HOOK_ENGINE": engine}),
-        timeout=TIMEOUT,
-    )
-    assert result.returncode == 0, describe(result)
-    added = set(json.loads(result.stdout)) - {"lazy_package"}
+    added = first_import(tmp_path, "lazy_package", engine)
     assert not {name for name in added if name.split(".")[0] == "importlib"}
     assert "lazy_package.heavy" not in added
 
