@@ -14,6 +14,7 @@ import json
 import sys
 import textwrap
 from pathlib import Path
+from typing import Any
 
 import pytest
 from _venv import ENGINES, describe, run_fresh_python, write
@@ -47,7 +48,7 @@ def libraries(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def run_child(directory: Path, code: str, engine: str) -> dict[str, object]:
+def run_child(directory: Path, code: str, engine: str) -> Any:
     """Run *code* in a fresh process in *directory*; return what it printed as JSON."""
     result = run_fresh_python(
         "import sys\nsys.path.insert(0, sys.argv[1])\n" + textwrap.dedent(code),
@@ -55,8 +56,7 @@ def run_child(directory: Path, code: str, engine: str) -> dict[str, object]:
         env={"PEP726HOOK_ENGINE": engine},
     )
     assert result.returncode == 0, describe(result)
-    printed: dict[str, object] = json.loads(result.stdout.splitlines()[-1])
-    return printed
+    return json.loads(result.stdout.splitlines()[-1])
 
 
 @pytest.mark.parametrize("engine", ENGINES)
@@ -232,3 +232,44 @@ def test_bad_arguments_get_the_full_paths_errors(libraries: Path) -> None:
         ENGINES[0],
     )
     assert printed == ["ValueError", "TypeError", "TypeError"]
+
+
+SUBINTERPRETER_ENABLES = """
+import sys, types
+sys.path.insert(0, {directory!r})
+import pep726hook
+log = []
+mine = types.ModuleType("mine")
+mine.__dict__["__setattr__"] = lambda name, value: log.append(name)
+sys.modules["mine"] = mine
+pep726hook.enable("mine")
+mine.x = 1
+# The sub-interpreter's own copy of the package took the full path.
+open({out!r}, "w").write(repr([log, "pep726hook._state" in sys.modules]))
+"""
+
+
+def test_a_sub_interpreter_enables_after_the_main_one_did_alone(
+    libraries: Path, tmp_path: Path
+) -> None:
+    # The main interpreter's first enable() went through the extension alone
+    # (its state never loaded); a sub-interpreter sharing the GIL then
+    # attaches to that patch by the full path, and both keep their hooks.
+    pytest.importorskip("pep726hook._native")
+    testcapi = pytest.importorskip("_testcapi")
+    if not hasattr(testcapi, "run_in_subinterp"):
+        pytest.skip("no _testcapi.run_in_subinterp here")
+    out = tmp_path / "sub.txt"
+    code = SUBINTERPRETER_ENABLES.format(directory=str(libraries), out=str(out))
+    printed = run_child(
+        libraries,
+        f"""
+        import json, _testcapi, first_library
+        status = _testcapi.run_in_subinterp({code!r})
+        first_library.after = 1
+        print(json.dumps([status, first_library.seen, "pep726hook._state" in sys.modules]))
+        """,
+        "native",
+    )
+    assert printed == [0, ["after"], False]
+    assert out.read_text() == "[['x'], True]"
