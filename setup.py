@@ -103,6 +103,7 @@ NATIVE_SOURCES = [
         "deprecating_modules",
         "deprecated_descriptor",
         "declared_miss",
+        "declared_alone",
         "deprecation_watchers",
         "rebinding_pass",
         "frame_builtins",

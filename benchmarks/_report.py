@@ -408,7 +408,6 @@ KEPT_SECTIONS = (
     "A store without hooks on 3.10 and 3.11",  # by hand
     "Scan (`pep726hook scan` against `grep -rl`)",  # bench_scan.py
     "PEP 562 `__getattr__` modules and the fast-getattr switch",  # bench_fast_getattr.py
-    "First use of the library API",  # bench_first_use.py
     "Start-up with `PEP726HOOK=1`: what bounds it",  # bench_callgrind.py, by hand
 )
 

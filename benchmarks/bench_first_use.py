@@ -15,6 +15,8 @@ equivalent module that does not use pep726hook is subtracted.  The modules:
 * ``deprecate N``: N names, each deprecated by its own ``deprecate_attribute()``
   call (the equivalent module defines the N names): the first call and N - 1
   later ones.  ``per later call`` is (cost(N) - cost(1)) / (N - 1).
+* ``remove N``: N names, each declared by its own ``removed_attribute()``
+  call; ``per later call`` as above, against ``removed``.
 
 With ``--times`` each ``deprecate N`` module is also imported by a plain
 process (no callgrind) that times the N calls with ``time.perf_counter``:
@@ -90,6 +92,11 @@ def library_sources(counts: list[int]) -> dict[str, tuple[str, str]]:
             "import pep726hook\n" + _defining(count) + calls,
             _defining(count),
         )
+        removals = "".join(
+            f'pep726hook.removed_attribute(__name__, "{name}", "{name} was removed")\n'
+            for name in _names(count)
+        )
+        variants[f"remove {count}"] = ("import pep726hook\n" + removals, plain)
     return variants
 
 
@@ -232,16 +239,18 @@ def main(argv: list[str] | None = None) -> int:
                     f"{(total - base) / 1e6:+8.3f} M  ({(total - base) / base:+.1%})"
                 )
             result["instructions"] = counts
-            first = counts.get("deprecate")
-            for count in options.counts:
-                variant = f"deprecate {count}"
-                if first is None or variant not in counts:
-                    continue
-                cost = counts[variant]["library"] - counts[variant]["equivalent"]
-                one = first["library"] - first["equivalent"]
-                later = (cost - one) / (count - 1)
-                result.setdefault("per_later_call", {})[str(count)] = later  # type: ignore[union-attr]
-                print(f"  {variant}: {later:,.0f} instructions per later call")
+            for kind, single in (("deprecate", "deprecate"), ("remove", "removed")):
+                first = counts.get(single)
+                for count in options.counts:
+                    variant = f"{kind} {count}"
+                    if first is None or variant not in counts:
+                        continue
+                    cost = counts[variant]["library"] - counts[variant]["equivalent"]
+                    one = first["library"] - first["equivalent"]
+                    later = (cost - one) / (count - 1)
+                    key = str(count) if kind == "deprecate" else f"remove {count}"
+                    result.setdefault("per_later_call", {})[key] = later  # type: ignore[union-attr]
+                    print(f"  {variant}: {later:,.0f} instructions per later call")
         else:
             print("instruction counts need CPython and valgrind; timing only")
         if options.times:

@@ -32,6 +32,10 @@ LIBRARIES = {
         "import pep726hook\nOld = 1\n"
         'pep726hook.deprecate_attribute(__name__, "Old", "Old is deprecated; use New")\n'
     ),
+    "removing": (
+        "import pep726hook\n"
+        'pep726hook.removed_attribute(__name__, "Old", "Old was removed; use New")\n'
+    ),
     "marking": (
         "import pep726hook\n"
         'Old = pep726hook.deprecated(1, "Old is deprecated; use New")\n'
@@ -133,6 +137,25 @@ def test_a_first_deprecation_imports_no_warnings_and_no_engine_chooser(
     assert added - ours <= {"gc"}
 
 
+# What a first lazy_attribute() or removed_attribute() loads under the native
+# engine: the package, its front door and the extension, none of the
+# deprecations package.
+NATIVE_DECLARATION = {*NATIVE_ENABLE, f"{PACKAGE}._declared_alone"}
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_first_removed_name_loads_no_deprecations_package_under_the_native_engine(
+    tmp_path: Path, engine: str
+) -> None:
+    added = first_use(tmp_path, "removing", engine)
+    ours = {name for name in added if name.split(".")[0] == PACKAGE}
+    if engine == "native":
+        assert ours == NATIVE_DECLARATION
+    else:
+        assert f"{PACKAGE}._deprecations._declarations" in ours
+    assert "warnings" not in added
+
+
 @pytest.mark.parametrize("engine", ENGINES)
 def test_a_first_lazy_submodule_imports_nothing_of_importlib(tmp_path: Path, engine: str) -> None:
     # Finding the submodule (not running it) asks the import system's own
@@ -146,6 +169,8 @@ def test_a_first_lazy_submodule_imports_nothing_of_importlib(tmp_path: Path, eng
     added = first_import(tmp_path, "lazy_package", engine)
     assert not {name for name in added if name.split(".")[0] == "importlib"}
     assert "lazy_package.heavy" not in added
+    if engine == "native":
+        assert {name for name in added if name.split(".")[0] == PACKAGE} == NATIVE_DECLARATION
 
 
 # -- the scan of markers --------------------------------------------------------------------

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Callable, Iterator
 
 import pytest
+from _declared_alone_scenario import lazy_and_removed_names_declared_by_the_extension_alone
 from _venv import ENGINES
 from test_native_moved_deprecations import OWN_CODE as MOVED_OWN_CODE
 
@@ -579,6 +580,10 @@ def install_and_uninstall(modules: Modules) -> None:
     assert not pep726hook.is_installed()
     with pep726hook.install("native"), pep726hook.install("native"):
         pass
+
+
+# In a file of its own, which has room for it.
+scenario(lazy_and_removed_names_declared_by_the_extension_alone)
 
 
 def clear_caches() -> None:

@@ -210,8 +210,8 @@ _SOURCES = {
     "DeprecatedValue": "_deprecations._api",
     "deprecate_attribute": "_deprecations._api",
     "deprecated": "_deprecations._api",
-    "lazy_attribute": "_deprecations._declarations",
-    "removed_attribute": "_deprecations._declarations",
+    "lazy_attribute": "_declared_alone",
+    "removed_attribute": "_declared_alone",
     "declared_getattr": "_deprecations._declared_getattr",
     "ScanFinding": "_scan",
     "ScanRelated": "_scan",
@@ -356,8 +356,8 @@ def _load(source: str, name: str) -> "Any":
 
 
 if TYPE_CHECKING:
+    from ._declared_alone import lazy_attribute, removed_attribute
     from ._deprecations._api import DeprecatedValue, deprecate_attribute, deprecated
-    from ._deprecations._declarations import lazy_attribute, removed_attribute
     from ._deprecations._declared_getattr import declared_getattr
     from ._engines import EngineUnavailableError, available_engines
     from ._install import (
@@ -478,7 +478,18 @@ def _enable_alone(target: "ModuleType") -> bool:
     except ImportError:
         _native_is_missing = True
         return False
-    return enable_alone(target, __name__ + "._state")
+    state_name = __name__ + "._state"
+    if not enable_alone(target, state_name):
+        return False
+    # The collector may run code between the extension's test and the end of
+    # the opt-in, and another thread may have loaded the state meanwhile,
+    # adopting what was opted in before it: adopt this one too.
+    state = _sys.modules.get(state_name)
+    adopt = getattr(state, "adopt_opt_ins_made_alone", None)
+    if adopt is not None:
+        with state.lock:  # type: ignore[union-attr]
+            adopt()
+    return True
 
 
 del TYPE_CHECKING

@@ -180,22 +180,28 @@ def _adopt_start_up_patch() -> None:
         route = start_up_route
 
 
-def _adopt_opt_ins_made_alone() -> None:
-    # The package's enable() opts a library's module in through the extension
-    # alone while this module is not loaded (the extension makes sure, in the
-    # same call): those are opt-ins of the native engine, and this state's
-    # from now on.  Looked up, not imported: nothing opted in without it.
+def adopt_opt_ins_made_alone() -> None:
+    """Take over the modules the package's ``enable()`` opted in through the extension alone.
+
+    While this module is not loaded, ``enable()`` (and a declaration) opts a
+    library's module in with one call of the extension, which makes sure
+    in the same call: those are opt-ins of the native engine, and this
+    state's from now on.  Called as this module loads (no lock: lock rule
+    2), and under the lock by an opt-in that ran while it loaded.
+    """
     global opt_in_engine
     native = sys.modules.get(__name__.rpartition(".")[0] + "._native")
     modules = native.opted_in_modules() if native is not None else []
+    modules = [module for module in modules if not registered_opt_in(module)]
     if not modules:
         return
-    from ._native_engine import NativeEngine
+    if opt_in_engine is None:
+        from ._native_engine import NativeEngine
 
-    opt_in_engine = NativeEngine()
+        opt_in_engine = NativeEngine()
     for module in modules:
         register_opt_in(module)
 
 
 _adopt_start_up_patch()
-_adopt_opt_ins_made_alone()
+adopt_opt_ins_made_alone()

@@ -649,9 +649,20 @@ static PyTypeObject deprecated_name_type = {
  * dict; forget_module_type_lookups() once if any was added (what a lookup
  * cached of a new name is its absence: patch.c says where that lives).
  * Refuses a name under which the dict holds anything else (nothing is added
- * then). */
+ * then).  add_descriptors_keeping_lookups() leaves the forgetting to its
+ * caller. */
 int
 add_descriptors(PyObject *names)
+{
+    int added = add_descriptors_keeping_lookups(names);
+    if (added > 0) {
+        forget_module_type_lookups();
+    }
+    return added < 0 ? -1 : 0;
+}
+
+int
+add_descriptors_keeping_lookups(PyObject *names)
 {
     if (PyType_Ready(&deprecated_name_type) < 0) {
         return -1;
@@ -704,10 +715,7 @@ add_descriptors(PyObject *names)
         added = 1;
     }
     Py_DECREF(dict);
-    if (added) {
-        forget_module_type_lookups();
-    }
-    return 0;
+    return added;
 fail:
     Py_DECREF(dict);
     return -1;

@@ -167,6 +167,7 @@ void
 forget_deprecations(int release)
 {
     weak_table_clear(&deprecating_modules, release);
+    weak_table_clear(&declared_alone_modules, release);
     interpreter_builtins = NULL;
 #if HOOKLESS_CACHE
     forget_deprecation_watchers();
@@ -200,8 +201,7 @@ store_while_deprecating(PyObject *self, PyObject *name, PyObject *value)
         return 0;
     }
 #endif
-    if (entry == NULL || entry->value == NULL || store_callback == NULL ||
-        !PyUnicode_Check(name)) {
+    if (entry == NULL || entry->value == NULL || !PyUnicode_Check(name)) {
         return store_through_hooks(self, name, value);
     }
     /* For a str subclass the lookup runs its Python __hash__ and __eq__,
@@ -216,7 +216,10 @@ store_while_deprecating(PyObject *self, PyObject *name, PyObject *value)
     }
     PyObject *callback = store_callback;
     if (callback == NULL) {
-        return store_through_hooks(self, name, value);
+        /* Declared by the extension alone (declared_alone.c), not adopted yet. */
+        return found && PyUnicode_CheckExact(name)
+                   ? store_declared_alone(self, name, value, PyTuple_GET_ITEM(entry->value, 1))
+                   : store_through_hooks(self, name, value);
     }
     /* A store of __spec__ (importlib.reload() runs the body again) goes to
      * the callback too: the names the body binds again move again. */

@@ -276,3 +276,25 @@ body_runs_in_another_thread(PyObject *namespace, PyObject *private_builtins)
     }
     return 0;
 }
+
+int
+body_runs_here(PyObject *namespace)
+{
+    PyFrameObject *frame = top_frame_of(PyThreadState_Get());
+    while (frame != NULL) {
+#if PY_VERSION_HEX >= 0x030B0000
+        PyObject *globals = PyFrame_GetGlobals(frame);
+        Py_DECREF(globals);
+#else
+        PyObject *globals = frame->f_globals;
+#endif
+        if (globals == namespace && frame_code_is_named(frame, "<module>")) {
+            Py_DECREF(frame);
+            return 1;
+        }
+        PyFrameObject *back = caller_of(frame);
+        Py_DECREF(frame);
+        frame = back;
+    }
+    return 0;
+}

@@ -126,31 +126,57 @@ native_enable_alone(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         PyErr_SetString(PyExc_TypeError, "enable_alone() takes a module and a str");
         return NULL;
     }
-    /* One call under the GIL, and no Python code runs in it: no other thread
-     * loads the installation state between this test and the opt-in, so the
-     * state, whenever it loads, adopts every module opted in here
-     * (opted_in_modules()) and none is opted in behind its back afterwards. */
-    if (!is_main_interpreter()) {
-        Py_RETURN_FALSE;
-    }
-    PyObject *state_module = PyDict_GetItemWithError(PyImport_GetModuleDict(), args[1]);
-    if (state_module != NULL) {
-        Py_RETURN_FALSE;
-    }
-    if (PyErr_Occurred() || patch_module_type(module, Py_None) < 0) {
+    int done = opt_in_alone(module, args[0], args[1]);
+    if (done < 0) {
         return NULL;
     }
-    PyTypeObject *cls = Py_TYPE(args[0]);
-    if (cls->tp_setattro == original_setattro) {
-        cls->tp_setattro = installed_setattro;
-    }
-    /* enable()'s default: the function is held outside the namespace on 3.11
-     * only, where that taxes no other module (_native_engine.py says why). */
-    int relocate_getattr = PY_VERSION_HEX >= 0x030B0000 && PY_VERSION_HEX < 0x030C0000;
-    if (opt_in_module(args[0], relocate_getattr, 0) < 0) {
+    return PyBool_FromLong(done);
+}
+
+PyDoc_STRVAR(declare_alone_doc,
+"declare_alone(module, name, entry, factory, state_module, /)\n--\n\n"
+"lazy_attribute() or removed_attribute() of *module*'s *name*, for a process\n"
+"that has not loaded pep726hook's installation state (*state_module* is its\n"
+"name in sys.modules): opt the module in as enable_alone() does, give it\n"
+"private builtins and serve the name from ModuleType's dict, as the\n"
+"deprecations package leaves a module once its names have moved.  *entry* is\n"
+"the 7-tuple (message, category, warn, load, submodule, kind, warning); a\n"
+"lazy name's load is made here from *factory* (None: import the submodule\n"
+"*entry* names).  Returns False, having changed nothing, where the full path\n"
+"must decide: a sub-interpreter, the state loaded, a module that is no exact\n"
+"ModuleType or whose names the deprecations package keeps, a name the\n"
+"namespace holds.");
+
+static PyObject *
+native_declare_alone(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 5 || !PyModule_Check(args[0]) || !PyUnicode_CheckExact(args[1]) ||
+        !PyTuple_CheckExact(args[2]) || PyTuple_GET_SIZE(args[2]) != DECLARED_ENTRY_SIZE ||
+        !PyLong_CheckExact(PyTuple_GET_ITEM(args[2], 5)) ||
+        (args[3] != Py_None && !PyCallable_Check(args[3])) || !PyUnicode_CheckExact(args[4])) {
+        PyErr_SetString(PyExc_TypeError,
+                        "declare_alone() takes a module, a str, a 7-tuple entry, a callable "
+                        "or None, and a str");
         return NULL;
     }
-    Py_RETURN_TRUE;
+    int done = declare_alone(module, args[0], args[1], args[2], args[3], args[4]);
+    if (done < 0) {
+        return NULL;
+    }
+    return PyBool_FromLong(done);
+}
+
+PyDoc_STRVAR(declared_alone_doc,
+"declared_alone()\n--\n\n"
+"[(module, rebound)] of the modules declare_alone() served, forgotten here:\n"
+"the deprecations package adopts them as it loads.  *rebound* is True when\n"
+"no function of the module waits for its private builtins.");
+
+static PyObject *
+native_declared_alone(PyObject *module, PyObject *Py_UNUSED(ignored))
+{
+    (void)module;
+    return take_declared_alone();
 }
 
 PyDoc_STRVAR(opted_in_modules_doc,
@@ -545,6 +571,9 @@ static PyMethodDef native_methods[] = {
     {"enable_alone", (PyCFunction)(void (*)(void))native_enable_alone, METH_FASTCALL,
      enable_alone_doc},
     {"opted_in_modules", native_opted_in_modules, METH_NOARGS, opted_in_modules_doc},
+    {"declare_alone", (PyCFunction)(void (*)(void))native_declare_alone, METH_FASTCALL,
+     declare_alone_doc},
+    {"declared_alone", native_declared_alone, METH_NOARGS, declared_alone_doc},
     {"return_getattr", native_return_getattr, METH_O, return_getattr_doc},
     {"set_marker_hook", (PyCFunction)(void (*)(void))native_set_marker_hook, METH_FASTCALL,
      set_marker_hook_doc},

@@ -55,6 +55,20 @@
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
+
+/* What later versions have and 3.8/3.9 lack. */
+#if PY_VERSION_HEX < 0x030A0000
+static inline PyObject *
+native_new_ref(PyObject *object)
+{
+    Py_INCREF(object);
+    return object;
+}
+#  define Py_NewRef(object) native_new_ref((PyObject *)(object))
+#endif
+#if PY_VERSION_HEX < 0x03090000
+#  define Py_SET_TYPE(object, type) (Py_TYPE(object) = (type))
+#endif
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -304,6 +318,11 @@ NATIVE_INTERNAL int is_opted_in(PyObject *module);
 /* Opt *module* in; *relocate_getattr* and *chosen* as for
  * place_module_getattr(). */
 NATIVE_INTERNAL int opt_in_module(PyObject *module, int relocate_getattr, int chosen);
+/* enable()'s opt-in of *module* under the native engine, done by the
+ * extension (*extension*, its module object) alone: 1 done, 0 not here (a
+ * sub-interpreter, or the installation state, *state_module* in
+ * sys.modules, is loaded: nothing changed), -1 with an exception. */
+NATIVE_INTERNAL int opt_in_alone(PyObject *extension, PyObject *module, PyObject *state_module);
 NATIVE_INTERNAL void forget_all_opt_ins(int release);
 
 /* ---- an opted-in module's PEP 562 __getattr__, 3.11-3.14 (relocated_getattr.c) ----
@@ -430,12 +449,37 @@ NATIVE_INTERNAL PyObject *rebind_builtins(PyObject *modules, PyObject *privates,
  * (rebinding_pass.c). */
 NATIVE_INTERNAL extern Py_ssize_t rebinding_passes;
 
+/* ---- lazy and removed names declared by the extension alone (declared_alone.c) ---- */
+
+/* The modules declared there and not yet adopted by the deprecations
+ * package, each with Py_True when no function of it waits for rebinding. */
+NATIVE_INTERNAL extern weak_table declared_alone_modules;
+/* lazy_attribute()/removed_attribute() of *module*'s *name* (exact str) with
+ * *entry* (a 7-tuple whose load the declaration makes from *factory*, or
+ * None for the submodule it names), done by the extension (*extension*)
+ * alone: 1 done, 0 not here (nothing changed: the full path decides), -1
+ * with an exception. */
+NATIVE_INTERNAL int declare_alone(PyObject *extension, PyObject *module, PyObject *name,
+                                  PyObject *entry, PyObject *factory, PyObject *state_module);
+/* [(module, rebound)] of the modules declared alone, forgotten here: the
+ * deprecations package adopts them. */
+NATIVE_INTERNAL PyObject *take_declared_alone(void);
+/* The store slot's detour for a module declared alone while no Python
+ * callback is set: a store or deletion of a lazy or removed name ends its
+ * declaration. */
+NATIVE_INTERNAL int store_declared_alone(PyObject *self, PyObject *name, PyObject *value,
+                                         PyObject *entries);
+
 /* ---- the descriptors in ModuleType's dict (deprecated_descriptor.c) ---- */
 
 /* Put a descriptor for each name of the dict *names* that has none into
  * ModuleType's dict; refuses (ValueError, nothing added) a name under which
  * that dict holds anything else. */
 NATIVE_INTERNAL int add_descriptors(PyObject *names);
+/* The same without forgetting ModuleType's cached lookups: 1 if one was
+ * added (the caller forgets them before a read through ModuleType may need
+ * the new name), 0 if none, -1 with an exception. */
+NATIVE_INTERNAL int add_descriptors_keeping_lookups(PyObject *names);
 /* Whether *key* is deprecated by some module: ModuleType's dict holds a
  * descriptor of ours under it. */
 NATIVE_INTERNAL int is_deprecated_somewhere(PyObject *key);
@@ -558,6 +602,9 @@ NATIVE_INTERNAL Py_ssize_t rebind_running_frames(const frame_targets *targets);
  * thread of this interpreter with other builtins than *private_builtins*
  * (its import has not ended), else 0. */
 NATIVE_INTERNAL int body_runs_in_another_thread(PyObject *namespace, PyObject *private_builtins);
+/* 1 if a body of the module whose namespace is *namespace* runs in this
+ * thread (a `<module>` frame with those globals), else 0. */
+NATIVE_INTERNAL int body_runs_here(PyObject *namespace);
 
 /* The store slot without the deprecation detour (store.c). */
 NATIVE_INTERNAL int store_through_hooks(PyObject *self, PyObject *name, PyObject *value);

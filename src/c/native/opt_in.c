@@ -43,6 +43,33 @@ opt_in_module(PyObject *module, int relocate_getattr, int chosen)
     return place_module_getattr(module, relocate_getattr, chosen);
 }
 
+int
+opt_in_alone(PyObject *extension, PyObject *module, PyObject *state_module)
+{
+    /* No Python code runs from the test to the opt-in: no other thread loads
+     * the installation state in between, so the state, whenever it loads,
+     * adopts every module opted in here (opted_in_modules()) and none is
+     * opted in behind its back afterwards. */
+    if (!is_main_interpreter()) {
+        return 0;
+    }
+    PyObject *loaded = PyDict_GetItemWithError(PyImport_GetModuleDict(), state_module);
+    if (loaded != NULL) {
+        return 0;
+    }
+    if (PyErr_Occurred() || patch_module_type(extension, Py_None) < 0) {
+        return -1;
+    }
+    PyTypeObject *cls = Py_TYPE(module);
+    if (cls->tp_setattro == original_setattro) {
+        cls->tp_setattro = installed_setattro;
+    }
+    /* enable()'s default: the function is held outside the namespace on 3.11
+     * only, where that taxes no other module (_native_engine.py says why). */
+    int relocate_getattr = PY_VERSION_HEX >= 0x030B0000 && PY_VERSION_HEX < 0x030C0000;
+    return opt_in_module(module, relocate_getattr, 0) < 0 ? -1 : 1;
+}
+
 /* Forget every opt-in.  *release* is 0 when the runtime that made the weak
  * references is gone: then only the pointers are dropped. */
 void

@@ -20,7 +20,6 @@ from ._entries import (
     Deprecation,
     check_name,
     deprecations_of,
-    unrun_submodule,
 )
 from ._entries import namespace as _namespace
 from ._moved import body_runs_again, moved_values
@@ -236,6 +235,9 @@ def _submodule_deprecation(
     warn: "WarnCallable | None",
     caller: str,
 ) -> Deprecation:
+    # Loaded here: a deprecation of a name the module holds never needs it.
+    from .._declared_alone import unrun_submodule
+
     full_name = unrun_submodule(namespace, name)
     if full_name is None:
         package = namespace.get("__name__")

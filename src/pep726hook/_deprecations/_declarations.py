@@ -22,9 +22,7 @@ declaration: a later one of the same name (lazy, removed or deprecated)
 replaces it.  Every check runs before anything changes.
 """
 
-import _weakref
-
-from .. import _state
+from .._declared_alone import unrun_submodule
 from .._enable import module_named
 from ._deprecating import deprecate_opting_in, replace_deprecation
 from ._entries import (
@@ -34,10 +32,9 @@ from ._entries import (
     Deprecation,
     check_name,
     deprecations_of,
-    unrun_submodule,
 )
 from ._entries import namespace as _namespace
-from ._moved import body_runs_again, moved_values, sync_served
+from ._moved import ImportSubmodule, LazyLoad, body_runs_again, moved_values
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -47,46 +44,6 @@ if TYPE_CHECKING:
 __all__ = ["lazy_attribute", "removed_attribute"]
 
 _MISSING: "Any" = object()
-
-
-class LazyLoad:
-    """A lazy name's load: compute the value, store it in the namespace, end the declaration.
-
-    Called by the first read through the module (the C descriptor, or the
-    deprecating class's ``__getattr__``).  Threads reading the name for the
-    first time at once may each compute it; the first value stored in the
-    namespace wins, and every reader gets that one.  An exception from
-    *compute* propagates, and nothing is stored: the next read tries again.
-    Holds the module weakly (its table, which holds this, lives as long as
-    the module).
-    """
-
-    __slots__ = ("compute", "module", "name")
-
-    def __init__(self, module: "ModuleType", name: str, compute: "Callable[[], object]") -> None:
-        self.module = _weakref.ref(module)
-        self.name = name
-        self.compute = compute
-
-    def __call__(self) -> object:
-        value = self.compute()
-        module = self.module()
-        if module is None:
-            return value
-        name = self.name
-        with _state.lock:  # lock rule 1: dict operations only
-            # The import system may have bound the submodule meanwhile, or
-            # another thread stored its value: that one wins.
-            value = _namespace(module).setdefault(name, value)
-            table = deprecations_of(module)
-            entry = None if table is None else table.get(name)
-            if table is not None and entry is not None and entry.load is self:
-                del table[name]
-                sync_served(module)
-        return value
-
-    def __repr__(self) -> str:
-        return f"<lazy load of {self.name!r} (pep726hook.lazy_attribute())>"
 
 
 def _check_name(name: object, caller: str) -> str:
@@ -142,30 +99,10 @@ def lazy_attribute(
     *,
     factory: "Callable[[], object] | None" = None,
 ) -> None:
-    """Declare *name* of *module* lazy: its first read through the module loads it.
+    """Do all of :func:`pep726hook.lazy_attribute`, whose docstring says what it does.
 
-    Without *factory*, ``f"{module.__name__}.{name}"`` must be an importable
-    submodule (found as ``importlib.util.find_spec`` finds it, not run): the first
-    read through the module (``mod.name``, ``getattr``, ``hasattr``, ``from
-    mod import name``, a star-import whose ``__all__`` names it) imports it;
-    with *factory*, it calls ``factory()``.  The value is stored in the
-    namespace and returned, with no warning; from then on the name is a
-    plain entry of the namespace.  ``import pkg.name`` binds the submodule
-    as usual, which ends the declaration, as any store of the name does.
-    An exception from the import or from *factory* (an ``AttributeError``
-    or ``ImportError`` too) propagates unchanged, nothing is stored, and the
-    next read tries again.  ``dir(module)`` lists the name.
-
-    *module* is a module object or a name in ``sys.modules``; it is opted in
-    as ``enable()`` does.  A name carries one declaration: declaring a name
-    that has one (lazy, removed, or deprecated without a value yet) replaces
-    it.  Under ``importlib.reload()``, a name whose value the first run
-    loaded keeps it.
-
-    Raises TypeError for a *name* that is not a str or a *factory* that is
-    not callable, ValueError for a name not in ``sys.modules``, a dunder
-    *name*, a name the module already holds, and, without *factory*, a name
-    that is not an importable submodule.  On any error nothing has changed.
+    The package's own function serves the common case through the C
+    extension alone and comes here for the rest.
     """
     caller = "lazy_attribute()"
     target = module_named(module, caller)
@@ -175,7 +112,7 @@ def lazy_attribute(
     submodule = None
     if factory is None:
         submodule = _find_submodule(target, name, caller)
-        compute: Callable[[], object] = _ImportSubmodule(submodule)
+        compute: Callable[[], object] = ImportSubmodule(submodule)
     else:
         compute = factory
     load = LazyLoad(target, name, compute)
@@ -191,31 +128,10 @@ def removed_attribute(
     warning: "str | None" = None,
     category: "type[Warning]" = DeprecationWarning,
 ) -> None:
-    """Declare *name* of *module* removed: a read through the module raises ``AttributeError(message)``.
+    """Do all of :func:`pep726hook.removed_attribute`, whose docstring says what it does.
 
-    Every read through the module (``mod.name``, ``getattr``, ``from mod
-    import name``) raises ``AttributeError(message)``, with *message* as
-    given; ``hasattr()`` is False and ``getattr(mod, name, default)``
-    returns *default*.  With *warning*, each read first warns
-    ``warnings.warn(warning, category)`` at the reader's line (so
-    ``-W error`` raises the warning instead).  With *message* None (only
-    with a *warning*), a read misses after the warning as on a plain module:
-    the module's own ``__getattr__``, if it has one, then CPython's own
-    error, name and guess included (numpy's ``np.bytes``).  A store of the name through
-    the module binds it as on a plain module and ends the removal.
-    ``dir(module)`` does not list it.
-
-    *module* is a module object or a name in ``sys.modules``; it is opted in
-    as ``enable()`` does.  A name carries one declaration: declaring a name
-    that has one (lazy, removed, or deprecated without a value yet) replaces
-    it.  Under ``importlib.reload()``, a name bound since (a store) keeps
-    its value.
-
-    Raises TypeError for a *name*, *message* or *warning* that is not a str
-    (or None), a *message* None without a *warning*, or a *category* that is
-    not a ``Warning`` subclass, ValueError for a name not in
-    ``sys.modules``, a dunder *name*, a name the module already holds, or an
-    empty *message* or *warning*.  On any error nothing has changed.
+    The package's own function serves the common case through the C
+    extension alone and comes here for the rest.
     """
     caller = "removed_attribute()"
     target = module_named(module, caller)
@@ -240,19 +156,6 @@ def _check_text(text: object, what: str, caller: str) -> None:
         raise TypeError(f"{caller}: {what} must be a str, not {type(text).__name__}")
     if not text:
         raise ValueError(f"{caller}: {what} must not be empty")
-
-
-class _ImportSubmodule:
-    # A lazy submodule's computation: importlib.import_module(full_name).
-    __slots__ = ("full_name",)
-
-    def __init__(self, full_name: str) -> None:
-        self.full_name = full_name
-
-    def __call__(self) -> object:
-        import importlib
-
-        return importlib.import_module(self.full_name)
 
 
 def _find_submodule(target: "ModuleType", name: str, caller: str) -> str:

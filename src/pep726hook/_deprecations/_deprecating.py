@@ -48,6 +48,7 @@ from ._entries import (
 )
 from ._entries import namespace as namespace_of_module
 from ._moved import (
+    adopt_declared_alone,
     can_move,
     give_private_builtins,
     move_again,
@@ -281,3 +282,4 @@ register_deprecations(ids_with_tables(), DeprecatedValue, _ForHookAwareClasses)
 register_markers(markers_in, convert_markers)
 serve_pending_reads(convert_pending_markers, read_moved)
 _register_with_native_engine()
+adopt_declared_alone()

@@ -15,13 +15,22 @@ import sys
 from .. import _state
 from .._composition import set_class_bypassing_hooks
 from ._classes import give_pending_markers_class, lasting_type
-from ._entries import DEPRECATED, REMOVED, DeprecatedValue, Deprecation, converted, deprecations_of
+from ._entries import (
+    DEPRECATED,
+    LAZY,
+    REMOVED,
+    DeprecatedValue,
+    Deprecation,
+    converted,
+    deprecations_of,
+    table_for,
+)
 from ._entries import namespace as _namespace
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from types import ModuleType
-    from typing import Any, Iterable
+    from typing import Any, Callable, Iterable
 
     from ._entries import Table
 else:
@@ -107,6 +116,18 @@ def can_move(module: ModuleType, engine: "Any") -> bool:
     return current is None or current is interpreter or current is sys.modules.get("builtins")
 
 
+def _remember_privates(module: ModuleType, *, moved: bool, rebound: bool) -> None:
+    # [names moved, functions made before the private builtins rebound]
+    key = id(module)
+
+    def forget(ref: "Any", key: int = key, privates: "Any" = _privates) -> None:
+        entry = privates.get(key)
+        if entry is not None and entry[0] is ref:
+            privates.pop(key, None)
+
+    _privates[key] = (_weakref.ref(module, forget), [moved, rebound])
+
+
 def give_private_builtins(module: ModuleType) -> None:
     """Give *module* its private builtins, once.
 
@@ -124,16 +145,8 @@ def give_private_builtins(module: ModuleType) -> None:
     ran_code = "__builtins__" in namespace
     private = dict(interpreter)
     namespace["__builtins__"] = private
-    key = id(module)
-
-    def forget(ref: "Any", key: int = key, privates: "Any" = _privates) -> None:
-        entry = privates.get(key)
-        if entry is not None and entry[0] is ref:
-            privates.pop(key, None)
-
     served: dict[str, tuple[Any, ...]] = {}
-    # [moved, functions made before rebound]
-    _privates[key] = (_weakref.ref(module, forget), [False, not ran_code])
+    _remember_privates(module, moved=False, rebound=not ran_code)
     # From now on the extension mirrors changes of the interpreter's
     # builtins into the private ones.
     _native().set_deprecating(module, private, served, interpreter)
@@ -452,6 +465,60 @@ def sync_served(module: ModuleType) -> None:
         served[name] = _entry_tuple(entry)
 
 
+class LazyLoad:
+    """A lazy name's load: compute the value, store it in the namespace, end the declaration.
+
+    Called by the first read through the module (the C descriptor, or the
+    deprecating class's ``__getattr__``).  Threads reading the name for the
+    first time at once may each compute it; the first value stored in the
+    namespace wins, and every reader gets that one.  An exception from
+    *compute* propagates, and nothing is stored: the next read tries again.
+    Holds the module weakly (its table, which holds this, lives as long as
+    the module).
+    """
+
+    __slots__ = ("compute", "module", "name")
+
+    def __init__(self, module: "ModuleType", name: str, compute: "Callable[[], object]") -> None:
+        self.module = _weakref.ref(module)
+        self.name = name
+        self.compute = compute
+
+    def __call__(self) -> object:
+        value = self.compute()
+        module = self.module()
+        if module is None:
+            return value
+        name = self.name
+        with _state.lock:  # lock rule 1: dict operations only
+            # The import system may have bound the submodule meanwhile, or
+            # another thread stored its value: that one wins.
+            value = _namespace(module).setdefault(name, value)
+            table = deprecations_of(module)
+            entry = None if table is None else table.get(name)
+            if table is not None and entry is not None and entry.load is self:
+                del table[name]
+                sync_served(module)
+        return value
+
+    def __repr__(self) -> str:
+        return f"<lazy load of {self.name!r} (pep726hook.lazy_attribute())>"
+
+
+class ImportSubmodule:
+    """A lazy submodule's computation: ``importlib.import_module(full_name)``."""
+
+    __slots__ = ("full_name",)
+
+    def __init__(self, full_name: str) -> None:
+        self.full_name = full_name
+
+    def __call__(self) -> object:
+        import importlib
+
+        return importlib.import_module(self.full_name)
+
+
 _ABSENT: "Any" = object()
 
 # (id(module), name) -> how many stores or deletions of that moved deprecated
@@ -577,3 +644,37 @@ def _restore_builtin(private: "dict[str, Any]", interpreter: "dict[str, Any]", n
         private[name] = interpreter[name]
     else:
         private.pop(name, None)
+
+
+def adopt_declared_alone() -> None:
+    """Take over the modules whose lazy and removed names the extension declared alone.
+
+    ``pep726hook.lazy_attribute()`` and ``removed_attribute()`` declare a
+    name through the extension alone while this package is not loaded
+    (``pep726hook._declared_alone``), leaving the module as :func:`_move`
+    leaves one: private builtins, the extension's entries, the names served
+    from ``ModuleType``'s dict.  From now on this package keeps their
+    tables, their loads are :class:`LazyLoad`, and its store callback serves
+    them.  Called as the package loads (no lock: lock rule 2), and under the
+    install lock by a declaration that ran while it loaded.
+    """
+    native: Any = sys.modules.get(_NATIVE_MODULE)
+    taken = [] if native is None else native.declared_alone()
+    for module, rebound in taken:
+        record = native.deprecating_record(module)
+        if record is None:
+            continue
+        _remember_privates(module, moved=True, rebound=rebound)
+        table = table_for(module)
+        for name, served in list(record[1].items()):
+            message, category, warn, load, submodule, kind, warning = served
+            if kind == LAZY:
+                factory = getattr(load, "factory", None)
+                compute = factory if factory is not None else ImportSubmodule(submodule)
+                load = LazyLoad(module, name, compute)
+            table[name] = Deprecation(
+                message, category, warn, load, submodule, kind=kind, warning=warning
+            )
+        sync_served(module)
+    if taken:
+        native.set_deprecated_store_callback(_store_moved)
