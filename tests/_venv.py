@@ -19,6 +19,7 @@ import contextlib
 import gc
 import importlib.machinery
 import importlib.metadata
+import json
 import os
 import shutil
 import signal
@@ -32,7 +33,7 @@ import time
 import types
 import weakref
 from pathlib import Path
-from typing import Callable, Iterator, Mapping, Sequence
+from typing import Any, Callable, Iterator, Mapping, Sequence
 
 import pytest
 
@@ -251,6 +252,20 @@ def run_fresh_python(
         env=fresh_env(env),
         timeout=timeout,
     )
+
+
+def run_fresh_json(directory: Path, code: str, engine: str) -> Any:
+    """Run dedented *code* in a fresh interpreter under *engine*, *directory* first on its path.
+
+    Returns what its last line printed, read as JSON; fails the test if it failed.
+    """
+    result = run_fresh_python(
+        "import sys\nsys.path.insert(0, sys.argv[1])\n" + textwrap.dedent(code),
+        str(directory),
+        env={"PEP726HOOK_ENGINE": engine},
+    )
+    assert result.returncode == 0, describe(result)
+    return json.loads(result.stdout.splitlines()[-1])
 
 
 def run_fresh_script(

@@ -11,13 +11,11 @@ long ago: its own declaration tests run the full path.
 
 from __future__ import annotations
 
-import json
 import textwrap
 from pathlib import Path
-from typing import Any
 
 import pytest
-from _venv import ENGINES, describe, run_fresh_python, write
+from _venv import ENGINES, run_fresh_json, write
 
 PACKAGE = """\
 import pep726hook
@@ -37,17 +35,6 @@ def package(tmp_path: Path) -> Path:
     write(tmp_path / "declaring" / "heavy.py", "VALUE = 7\n")
     write(tmp_path / "declaring" / "failing.py", "raise ImportError('not today')\n")
     return tmp_path
-
-
-def run_child(directory: Path, code: str, engine: str) -> Any:
-    """Run *code* in a fresh process with *directory* on the path; return its last line's JSON."""
-    result = run_fresh_python(
-        "import sys\nsys.path.insert(0, sys.argv[1])\n" + textwrap.dedent(code),
-        str(directory),
-        env={"PEP726HOOK_ENGINE": engine},
-    )
-    assert result.returncode == 0, describe(result)
-    return json.loads(result.stdout.splitlines()[-1])
 
 
 # What a reader sees of the package, printed as JSON; the same program runs
@@ -95,7 +82,7 @@ EXPECTED = {
 def test_readers_see_the_full_paths_names_before_the_package_loads(
     package: Path, engine: str
 ) -> None:
-    seen = run_child(
+    seen = run_fresh_json(
         package,
         "import declaring, json\n"
         + READS
@@ -126,7 +113,7 @@ def test_the_deprecations_package_adopts_what_was_declared_alone(
         seen["engine"] = pep726hook.engine(declaring)
         print(json.dumps(seen))
         """
-    seen = run_child(
+    seen = run_fresh_json(
         package,
         textwrap.dedent(adopting) + READS + textwrap.dedent(printing),
         engine,
@@ -142,7 +129,7 @@ def test_the_deprecations_package_adopts_what_was_declared_alone(
 def test_a_store_ends_a_declaration_and_a_deletion_then_misses(
     package: Path, engine: str, adopted: bool
 ) -> None:
-    seen = run_child(
+    seen = run_fresh_json(
         package,
         f"""
         import declaring, json
@@ -168,7 +155,7 @@ def test_a_store_ends_a_declaration_and_a_deletion_then_misses(
 def test_a_failing_load_propagates_stores_nothing_and_runs_again(
     package: Path, engine: str
 ) -> None:
-    seen = run_child(
+    seen = run_fresh_json(
         package,
         """
         import json
@@ -202,7 +189,7 @@ def test_a_failing_load_propagates_stores_nothing_and_runs_again(
 
 @pytest.mark.parametrize("engine", ENGINES)
 def test_threads_reading_a_lazy_name_first_get_one_object(package: Path, engine: str) -> None:
-    seen = run_child(
+    seen = run_fresh_json(
         package,
         """
         import json, threading, time
@@ -231,7 +218,7 @@ def test_threads_reading_a_lazy_name_first_get_one_object(package: Path, engine:
 
 @pytest.mark.parametrize("engine", ENGINES)
 def test_reload_declares_again_and_keeps_loaded_values(package: Path, engine: str) -> None:
-    seen = run_child(
+    seen = run_fresh_json(
         package,
         """
         import importlib, json, warnings
@@ -255,7 +242,7 @@ def test_reload_declares_again_and_keeps_loaded_values(package: Path, engine: st
 def test_what_the_extension_cannot_take_gets_the_full_paths_errors(
     package: Path, engine: str
 ) -> None:
-    seen = run_child(
+    seen = run_fresh_json(
         package,
         """
         import json, types
@@ -317,7 +304,7 @@ def test_the_module_is_a_plain_module_again_after_a_read_from_outside_its_body(
         "except AttributeError as error:\n"
         "    SEEN = [str(error), windowed.computed]\n",
     )
-    seen = run_child(
+    seen = run_fresh_json(
         tmp_path,
         """
         import json, types

@@ -10,14 +10,11 @@ process, since the test session itself loaded the state long ago.
 
 from __future__ import annotations
 
-import json
 import sys
-import textwrap
 from pathlib import Path
-from typing import Any
 
 import pytest
-from _venv import ENGINES, describe, run_fresh_python, write
+from _venv import ENGINES, run_fresh_json, write
 
 # Two libraries with a hook, and one with a PEP 562 __getattr__, written into
 # the child's working directory.
@@ -48,20 +45,9 @@ def libraries(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def run_child(directory: Path, code: str, engine: str) -> Any:
-    """Run *code* in a fresh process in *directory*; return what it printed as JSON."""
-    result = run_fresh_python(
-        "import sys\nsys.path.insert(0, sys.argv[1])\n" + textwrap.dedent(code),
-        str(directory),
-        env={"PEP726HOOK_ENGINE": engine},
-    )
-    assert result.returncode == 0, describe(result)
-    return json.loads(result.stdout.splitlines()[-1])
-
-
 @pytest.mark.parametrize("engine", ENGINES)
 def test_first_enables_call_the_hooks_of_their_modules_only(libraries: Path, engine: str) -> None:
-    printed = run_child(
+    printed = run_fresh_json(
         libraries,
         """
         import first_library, second_library, plain_module, json
@@ -83,7 +69,7 @@ def test_first_enables_call_the_hooks_of_their_modules_only(libraries: Path, eng
 def test_the_state_adopts_the_modules_enabled_before_it_loaded(
     libraries: Path, engine: str
 ) -> None:
-    printed = run_child(
+    printed = run_fresh_json(
         libraries,
         """
         import first_library, plain_module, json
@@ -107,7 +93,7 @@ def test_the_state_adopts_the_modules_enabled_before_it_loaded(
 
 @pytest.mark.parametrize("engine", ENGINES)
 def test_a_module_enabled_alone_can_deprecate_names_later(libraries: Path, engine: str) -> None:
-    printed = run_child(
+    printed = run_fresh_json(
         libraries,
         """
         import first_library, json, warnings
@@ -135,7 +121,7 @@ def test_the_first_path_leaves_the_full_paths_state(libraries: Path) -> None:
     # state loaded: the extension's state (where __getattr__ lives on 3.11,
     # whether the read slot is wrapped) must not change.
     pytest.importorskip("pep726hook._native")
-    printed = run_child(
+    printed = run_fresh_json(
         libraries,
         """
         import lazy_library, json
@@ -162,7 +148,7 @@ def test_threads_enabling_while_another_installs_lose_no_opt_in(
     # The state may load in one thread while others opt their modules in:
     # each module is either opted in by the extension before the state loads
     # (and adopted) or by the full path after, never lost between the two.
-    printed = run_child(
+    printed = run_fresh_json(
         libraries,
         """
         import json, threading, types
@@ -203,7 +189,7 @@ def test_threads_enabling_while_another_installs_lose_no_opt_in(
 
 
 def test_an_engine_the_environment_names_is_still_honoured(libraries: Path) -> None:
-    printed = run_child(
+    printed = run_fresh_json(
         libraries,
         """
         import first_library, json, pep726hook
@@ -216,7 +202,7 @@ def test_an_engine_the_environment_names_is_still_honoured(libraries: Path) -> N
 
 
 def test_bad_arguments_get_the_full_paths_errors(libraries: Path) -> None:
-    printed = run_child(
+    printed = run_fresh_json(
         libraries,
         """
         import json, pep726hook
@@ -261,7 +247,7 @@ def test_a_sub_interpreter_enables_after_the_main_one_did_alone(
         pytest.skip("no _testcapi.run_in_subinterp here")
     out = tmp_path / "sub.txt"
     code = SUBINTERPRETER_ENABLES.format(directory=str(libraries), out=str(out))
-    printed = run_child(
+    printed = run_fresh_json(
         libraries,
         f"""
         import json, _testcapi, first_library

@@ -242,53 +242,26 @@ rebind_running_frames(const frame_targets *targets)
     return rebound;
 }
 
-int
-body_runs_in_another_thread(PyObject *namespace, PyObject *private_builtins)
+/* 1 if *frame* (a reference the call takes) or a frame below it is a body
+ * of the module whose namespace is *namespace*, with other builtins than
+ * *private_builtins* unless that is NULL, else 0.  A body started after the
+ * private builtins existed (a reload) reads the moved names there. */
+static int
+chain_runs_body(PyFrameObject *frame, PyObject *namespace, PyObject *private_builtins)
 {
-    PyThreadState *current = PyThreadState_Get();
-    for (PyThreadState *tstate = first_thread(); tstate != NULL;
-         tstate = PyThreadState_Next(tstate)) {
-        if (tstate == current) {
-            continue;
-        }
-        PyFrameObject *frame = top_frame_of(tstate);
-        while (frame != NULL) {
-#if PY_VERSION_HEX >= 0x030B0000
-            PyObject *globals = PyFrame_GetGlobals(frame);
-            PyObject *builtins = PyFrame_GetBuiltins(frame);
-            Py_DECREF(globals);
-            Py_DECREF(builtins);
-#else
-            PyObject *globals = frame->f_globals;
-            PyObject *builtins = frame->f_builtins;
-#endif
-            /* A body started after the private builtins existed (a reload)
-             * reads the moved names there. */
-            if (globals == namespace && builtins != private_builtins &&
-                frame_code_is_named(frame, "<module>")) {
-                Py_DECREF(frame);
-                return 1;
-            }
-            PyFrameObject *back = caller_of(frame);
-            Py_DECREF(frame);
-            frame = back;
-        }
-    }
-    return 0;
-}
-
-int
-body_runs_here(PyObject *namespace)
-{
-    PyFrameObject *frame = top_frame_of(PyThreadState_Get());
     while (frame != NULL) {
 #if PY_VERSION_HEX >= 0x030B0000
         PyObject *globals = PyFrame_GetGlobals(frame);
+        PyObject *builtins = PyFrame_GetBuiltins(frame);
         Py_DECREF(globals);
+        Py_DECREF(builtins);
 #else
         PyObject *globals = frame->f_globals;
+        PyObject *builtins = frame->f_builtins;
 #endif
-        if (globals == namespace && frame_code_is_named(frame, "<module>")) {
+        if (globals == namespace &&
+            (private_builtins == NULL || builtins != private_builtins) &&
+            frame_code_is_named(frame, "<module>")) {
             Py_DECREF(frame);
             return 1;
         }
@@ -297,4 +270,24 @@ body_runs_here(PyObject *namespace)
         frame = back;
     }
     return 0;
+}
+
+int
+body_runs_in_another_thread(PyObject *namespace, PyObject *private_builtins)
+{
+    PyThreadState *current = PyThreadState_Get();
+    for (PyThreadState *tstate = first_thread(); tstate != NULL;
+         tstate = PyThreadState_Next(tstate)) {
+        if (tstate != current &&
+            chain_runs_body(top_frame_of(tstate), namespace, private_builtins)) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+int
+body_runs_here(PyObject *namespace)
+{
+    return chain_runs_body(top_frame_of(PyThreadState_Get()), namespace, NULL);
 }
