@@ -11,11 +11,17 @@ long ago: its own declaration tests run the full path.
 
 from __future__ import annotations
 
+import importlib
+import sys
 import textwrap
 from pathlib import Path
+from typing import Any
 
 import pytest
-from _venv import ENGINES, run_fresh_json, write
+from _venv import ENGINES, WriteModule, collect_garbage, run_fresh_json, write
+
+import pep726hook
+from pep726hook import _declared_alone
 
 PACKAGE = """\
 import pep726hook
@@ -330,3 +336,31 @@ def test_the_module_is_a_plain_module_again_after_a_read_from_outside_its_body(
         [42],
         ["IN_BODY", "SEEN", "X"],
     ]
+
+
+def test_the_full_path_is_not_preceded_by_a_second_search_for_the_submodule(
+    write_module: WriteModule, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # This process loaded the installation state long ago, so the extension
+    # cannot declare alone: the front door hands the declaration over without
+    # searching for the submodule itself, and the full path searches once.
+    write_module("searched_once", "", package=True)
+    write_module("searched_once.sub", "VALUE = 1\n")
+    searches: list[str] = []
+    search = _declared_alone._find_spec
+
+    def counted(full_name: str, path: Any) -> object:
+        searches.append(full_name)
+        return search(full_name, path)
+
+    monkeypatch.setattr(_declared_alone, "_find_spec", counted)
+    try:
+        package = importlib.import_module("searched_once")
+        pep726hook.lazy_attribute(package, "sub")
+        assert package.sub.VALUE == 1
+        del package
+    finally:
+        for name in ("searched_once.sub", "searched_once"):
+            sys.modules.pop(name, None)
+        collect_garbage()
+    assert searches == ["searched_once.sub"]

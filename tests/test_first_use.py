@@ -79,6 +79,11 @@ NATIVE_NEVER = {
 }
 
 
+def ours_of(added: set[str]) -> set[str]:
+    """The package's own modules among *added*."""
+    return {name for name in added if name.split(".")[0] == PACKAGE}
+
+
 def first_use(tmp_path: Path, library: str, engine: str) -> set[str]:
     """Import the library *library* in a fresh process; return the modules its import added."""
     (tmp_path / f"{library}.py").write_text(LIBRARIES[library], encoding="utf-8")
@@ -105,7 +110,7 @@ def first_import(tmp_path: Path, library: str, engine: str) -> set[str]:
 @pytest.mark.parametrize("engine", ENGINES)
 def test_enable_loads_only_what_its_engine_needs(tmp_path: Path, engine: str) -> None:
     added = first_use(tmp_path, "enabling", engine)
-    ours = {name for name in added if name.split(".")[0] == PACKAGE}
+    ours = ours_of(added)
     if engine == "native":
         assert ours == NATIVE_ENABLE
     else:
@@ -126,7 +131,7 @@ def test_a_first_deprecation_imports_no_warnings_and_no_engine_chooser(
     # warnings (1.3M instructions on 3.12) is imported at the first warning
     # shown, by the interpreter, never by a declaration.
     assert "warnings" not in added
-    ours = {name for name in added if name.split(".")[0] == PACKAGE}
+    ours = ours_of(added)
     assert f"{PACKAGE}._deprecations._api" in ours
     if engine == "native":
         assert ours >= NATIVE_OPT_IN
@@ -148,7 +153,7 @@ def test_a_first_removed_name_loads_no_deprecations_package_under_the_native_eng
     tmp_path: Path, engine: str
 ) -> None:
     added = first_use(tmp_path, "removing", engine)
-    ours = {name for name in added if name.split(".")[0] == PACKAGE}
+    ours = ours_of(added)
     if engine == "native":
         assert ours == NATIVE_DECLARATION
     else:
@@ -170,7 +175,7 @@ def test_a_first_lazy_submodule_imports_nothing_of_importlib(tmp_path: Path, eng
     assert not {name for name in added if name.split(".")[0] == "importlib"}
     assert "lazy_package.heavy" not in added
     if engine == "native":
-        assert {name for name in added if name.split(".")[0] == PACKAGE} == NATIVE_DECLARATION
+        assert ours_of(added) == NATIVE_DECLARATION
 
 
 # -- the scan of markers --------------------------------------------------------------------

@@ -160,7 +160,7 @@ def _start_native_engine(route: str, requested: str) -> bool:
 # what turned the hook on.
 def _start_native_engine_alone(route: str) -> bool:
     global _patched_by
-    if __name__ + "._state" in _sys.modules:
+    if _STATE_MODULE in _sys.modules:
         return False  # a sitecustomize or an earlier .pth got there first
     try:
         # Not built for PyPy and free-threaded builds (setup.py): the search
@@ -392,8 +392,12 @@ else:
 # and enable()'s own module (about 2.4M instructions on CPython 3.12, 5 % of a
 # start-up).  The state adopts such opt-ins when it loads (_state).
 
+# The installation state's module: while it is not loaded, nothing else of the
+# package has run, and the extension may opt modules in and declare names alone.
+_STATE_MODULE = __name__ + "._state"
 # Whether importing the extension failed once: not built here (PyPy,
-# free-threaded builds) or not loadable; enable() then always takes its full path.
+# free-threaded builds) or not loadable; enable() and the declarations then
+# always take their full path.
 _native_is_missing = _sys.implementation.name != "cpython"
 
 
@@ -470,26 +474,38 @@ def _is_module(candidate: object) -> "TypeGuard[ModuleType]":
 # yet; say whether it did.  What "nothing else" means is the extension's to
 # test, in the same call as the opt-in (see enable_alone there).
 def _enable_alone(target: "ModuleType") -> bool:
-    global _native_is_missing
-    if not _names_the_native_engine(_os.environ.get(_ENGINE_VARIABLE, "")):
+    native = _native_alone()
+    if native is None or not native.enable_alone(target, _STATE_MODULE):
         return False
+    _adopt_late(_STATE_MODULE, "adopt_opt_ins_made_alone")
+    return True
+
+
+# The extension, where a first opt-in or declaration may be its alone: the
+# native engine is the choice ($PEP726HOOK_ENGINE unset, auto or native) and
+# the extension loads; else None.  The extension tests the rest itself.
+def _native_alone() -> "Any":
+    global _native_is_missing
+    if _native_is_missing or not _names_the_native_engine(_os.environ.get(_ENGINE_VARIABLE, "")):
+        return None
     try:
-        from ._native import enable_alone
+        from ._native import declare_alone, enable_alone  # noqa: F401 (loads it)
     except ImportError:
         _native_is_missing = True
-        return False
-    state_name = __name__ + "._state"
-    if not enable_alone(target, state_name):
-        return False
-    # The collector may run code between the extension's test and the end of
-    # the opt-in, and another thread may have loaded the state meanwhile,
-    # adopting what was opted in before it: adopt this one too.
-    state = _sys.modules.get(state_name)
-    adopt = getattr(state, "adopt_opt_ins_made_alone", None)
-    if adopt is not None:
-        with state.lock:  # type: ignore[union-attr]
-            adopt()
-    return True
+        return None
+    return _sys.modules[__name__ + "._native"]
+
+
+# After a successful call of the extension alone: the collector may run code
+# between the extension's test and the end of its work, and another thread may
+# have loaded *module_name* meanwhile, whose *adopt* took over what was done
+# before it: have it take this one too.  Nothing while the state is not loaded.
+def _adopt_late(module_name: str, adopt: str) -> None:
+    state = _sys.modules.get(_STATE_MODULE)
+    function = getattr(_sys.modules.get(module_name), adopt, None)
+    if state is not None and function is not None:
+        with state.lock:  # lock rule 1: dict operations and our own imports only
+            function()
 
 
 del TYPE_CHECKING

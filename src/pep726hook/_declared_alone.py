@@ -16,10 +16,9 @@ Also the search for a package's submodule that every declaration of one
 shares (:func:`unrun_submodule`).
 """
 
-import os
 import sys
 
-from . import _ENGINE_VARIABLE, _load, _names_the_native_engine
+from . import _STATE_MODULE, _adopt_late, _load, _native_alone
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -31,15 +30,9 @@ else:
 __all__ = ["lazy_attribute", "removed_attribute", "unrun_submodule"]
 
 _PACKAGE = __name__.rpartition(".")[0]
-# The installation state: loaded, it means the full path decides (the
-# extension tests it again, in the same call as the declaration).
-_STATE = _PACKAGE + "._state"
 # The entries' kinds, as pep726hook._deprecations._entries numbers them.
 _LAZY = 1
 _REMOVED = 2
-# Whether the extension could not be imported once (PyPy, free-threaded
-# builds, a failed build): every declaration then takes the full path.
-_native_is_missing = sys.implementation.name != "cpython"
 
 
 def lazy_attribute(
@@ -73,16 +66,17 @@ def lazy_attribute(
     *name*, a name the module already holds, and, without *factory*, a name
     that is not an importable submodule.  On any error nothing has changed.
     """
+    declare = _declarer()
     target: Any = sys.modules.get(module) if type(module) is str else module
-    if (
-        issubclass(type(target), ModuleType)
-        and type(name) is str
-        and not (name[:2] == "__" and name[-2:] == "__" and len(name) > 4)
-        and (factory is None or callable(factory))
-    ):
+    if declare is not None and _takes(target, name) and (factory is None or callable(factory)):
+        # Searched only where the extension may take it: the full path searches too.
         submodule = None if factory is not None else unrun_submodule(vars(target), name)
-        if (factory is not None or submodule is not None) and _declare_alone(
-            target, name, ("", DeprecationWarning, None, None, submodule, _LAZY, None), factory
+        if (factory is not None or submodule is not None) and _declared(
+            declare,
+            target,
+            name,
+            ("", DeprecationWarning, None, None, submodule, _LAZY, None),
+            factory,
         ):
             return
     _load("_deprecations._declarations", "lazy_attribute")(module, name, factory=factory)
@@ -122,18 +116,18 @@ def removed_attribute(
     ``sys.modules``, a dunder *name*, a name the module already holds, or an
     empty *message* or *warning*.  On any error nothing has changed.
     """
+    declare = _declarer()
     target: Any = sys.modules.get(module) if type(module) is str else module
     if (
-        issubclass(type(target), ModuleType)
-        and type(name) is str
-        and not (name[:2] == "__" and name[-2:] == "__" and len(name) > 4)
+        declare is not None
+        and _takes(target, name)
         and (message is None or (type(message) is str and message != ""))
         and (warning is None or (type(warning) is str and warning != ""))
         and (message is not None or warning is not None)
         and isinstance(category, type)
         and issubclass(category, Warning)
-        and _declare_alone(
-            target, name, (message, category, None, None, None, _REMOVED, warning), None
+        and _declared(
+            declare, target, name, (message, category, None, None, None, _REMOVED, warning), None
         )
     ):
         return
@@ -143,49 +137,44 @@ def removed_attribute(
 
 
 # The extension's declare_alone, once a declaration found the native engine
-# chosen ($PEP726HOOK_ENGINE unset, auto or native), as enable() chooses an
-# engine for opted-in modules once; None before, or where it is missing.
+# chosen, as enable() chooses an engine for opted-in modules once.
 _declare: "Any" = None
 
 
-def _declare_alone(
-    target: "ModuleType", name: str, entry: "tuple[Any, ...]", factory: "Any"
+def _declarer() -> "Any":
+    # The extension's declare_alone where it may declare alone: the native
+    # engine chosen and the installation state not loaded (the extension
+    # tests that again, in the same call as the declaration); else None.
+    global _declare
+    if _STATE_MODULE in sys.modules:
+        return None
+    if _declare is None:
+        native = _native_alone()
+        _declare = None if native is None else native.declare_alone
+    return _declare
+
+
+def _takes(target: object, name: object) -> bool:
+    # A module (the extension takes only an exact types.ModuleType, or one in
+    # the window of its declarations, whose class is its own) and a name the
+    # full path accepts: an exact str, no dunder.
+    return (
+        issubclass(type(target), ModuleType)
+        and type(name) is str
+        and not (name[:2] == "__" and name[-2:] == "__" and len(name) > 4)
+    )
+
+
+def _declared(
+    declare: "Any", target: "ModuleType", name: str, entry: "tuple[Any, ...]", factory: "Any"
 ) -> bool:
-    # One call of the extension, which declares only an exact ModuleType (or
-    # one in the window of its declarations) while nothing else of the
-    # package runs; whether it did.
-    declare = _declare if _declare is not None else _native_declare()
-    if declare is None or not declare(target, name, entry, factory, _STATE):
+    # One call of the extension; whether it declared the name.
+    if not declare(target, name, entry, factory, _STATE_MODULE):
         return False
-    if _STATE in sys.modules:
-        # The collector may run code between the extension's test and the
-        # end of the declaration, and another thread may have loaded the
-        # state and the deprecations package meanwhile, each adopting what
-        # was declared before it: adopt this one too.
-        _adopt_late(_STATE, "adopt_opt_ins_made_alone")
+    if _STATE_MODULE in sys.modules:  # adopted by nothing, nearly always
+        _adopt_late(_STATE_MODULE, "adopt_opt_ins_made_alone")
         _adopt_late(_PACKAGE + "._deprecations._deprecating", "adopt_declared_alone")
     return True
-
-
-def _native_declare() -> "Any":
-    global _declare, _native_is_missing
-    if _native_is_missing or not _names_the_native_engine(os.environ.get(_ENGINE_VARIABLE, "")):
-        return None
-    try:
-        from ._native import declare_alone
-    except ImportError:
-        _native_is_missing = True
-        return None
-    _declare = declare_alone
-    return declare_alone
-
-
-def _adopt_late(module_name: str, adopt: str) -> None:
-    function = getattr(sys.modules.get(module_name), adopt, None)
-    state = sys.modules.get(_STATE)
-    if function is not None and state is not None:
-        with state.lock:  # lock rule 1: dict operations and our own imports only
-            function()
 
 
 def unrun_submodule(namespace: "dict[str, Any]", name: str) -> "str | None":
