@@ -104,6 +104,7 @@ NATIVE_SOURCES = [
         "deprecated_descriptor",
         "declared_miss",
         "declared_alone",
+        "declared_front_door",
         "deprecation_watchers",
         "rebinding_pass",
         "frame_builtins",

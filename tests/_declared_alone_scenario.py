@@ -20,13 +20,20 @@ def lazy_and_removed_names_declared_by_the_extension_alone(modules: object) -> N
     sys.modules[module.__name__] = module
     namespace = vars(module)
 
+    # A package's path whose listing the import system keeps already: a
+    # directory and a module file of pep726hook's, found, never imported.
+    import pep726hook
+
+    namespace["__path__"] = list(pep726hook.__path__)
+
     def declare(target: types.ModuleType) -> None:
-        for name, entry, factory in (
-            ("gone", ("gone", DeprecationWarning, None, None, None, 2, None), None),
-            ("later", ("", DeprecationWarning, None, None, None, 1, None), lambda: [1]),
-            ("never", ("", DeprecationWarning, None, None, None, 1, None), lambda: [2]),
-        ):
-            assert _native.declare_alone(target, name, entry, factory, "refleak.no_state")
+        state = "refleak.no_state"
+        assert _native.removed_alone(target, "gone", "gone", None, DeprecationWarning, state)
+        assert _native.lazy_alone(target, "later", lambda: [1], state)
+        assert _native.lazy_alone(target, "never", lambda: [2], state)
+        assert _native.lazy_alone(target, "_deprecations", None, state)
+        assert _native.lazy_alone(target, "_compat", None, state)
+        assert not _native.lazy_alone(target, "no_such_submodule", None, state)
 
     namespace["declare"] = declare
     exec("declare(__import__('sys').modules[__name__])", namespace)  # a body: the window

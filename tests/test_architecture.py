@@ -193,18 +193,15 @@ def test_no_module_imports_a_private_name_of_another() -> None:
 def test_only_the_deprecations_package_imports_its_modules() -> None:
     # The engines, the composition, the state and enable() call it back only
     # through what it registers as it loads; the public names reach it
-    # through the package's lazy loader, which this reading cannot see.
-    # The one exception is the front door of lazy_attribute() and
-    # removed_attribute(), which lives outside the package so that their
-    # common case loads none of it, and hands everything else to it.
+    # through the package's lazy loader, which this reading cannot see
+    # (lazy_attribute() and removed_attribute() included, whose common case
+    # loads none of it).
     deprecations = f"{PACKAGE}._deprecations"
-    front_door = f"{PACKAGE}._declared_alone"
     graph = import_graph(module_files())
     importers = [
         name
         for name, imported in graph.items()
         if not (name == deprecations or name.startswith(deprecations + "."))
-        and name != front_door
         and any(m == deprecations or m.startswith(deprecations + ".") for m in imported)
     ]
     assert importers == []
@@ -213,8 +210,7 @@ def test_only_the_deprecations_package_imports_its_modules() -> None:
     spelt = [
         f"{name}: {text!r}"
         for name, path in module_files().items()
-        if name not in (PACKAGE, deprecations, front_door)
-        and not name.startswith(deprecations + ".")
+        if name not in (PACKAGE, deprecations) and not name.startswith(deprecations + ".")
         for text in _strings_in_code(path)
         if text.lstrip(".").startswith("_deprecation") or f"{PACKAGE}._deprecation" in text
     ]

@@ -21,7 +21,7 @@ import pytest
 from _venv import ENGINES, WriteModule, collect_garbage, run_fresh_json, write
 
 import pep726hook
-from pep726hook import _declared_alone
+from pep726hook._deprecations import _submodules
 
 PACKAGE = """\
 import pep726hook
@@ -99,7 +99,7 @@ def test_readers_see_the_full_paths_names_before_the_package_loads(
     loaded = seen.pop("loaded")
     assert seen == EXPECTED
     if engine == "native":
-        assert loaded == ["pep726hook", "pep726hook._declared_alone", "pep726hook._native"]
+        assert loaded == ["pep726hook", "pep726hook._native"]
 
 
 @pytest.mark.parametrize("engine", ENGINES)
@@ -347,13 +347,13 @@ def test_the_full_path_is_not_preceded_by_a_second_search_for_the_submodule(
     write_module("searched_once", "", package=True)
     write_module("searched_once.sub", "VALUE = 1\n")
     searches: list[str] = []
-    search = _declared_alone._find_spec
+    search = _submodules._find_spec
 
     def counted(full_name: str, path: Any) -> object:
         searches.append(full_name)
         return search(full_name, path)
 
-    monkeypatch.setattr(_declared_alone, "_find_spec", counted)
+    monkeypatch.setattr(_submodules, "_find_spec", counted)
     try:
         package = importlib.import_module("searched_once")
         pep726hook.lazy_attribute(package, "sub")
@@ -364,3 +364,65 @@ def test_the_full_path_is_not_preceded_by_a_second_search_for_the_submodule(
             sys.modules.pop(name, None)
         collect_garbage()
     assert searches == ["searched_once.sub"]
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_lazy_submodule_is_found_as_the_import_system_finds_it(
+    tmp_path: Path, engine: str
+) -> None:
+    # The extension reads the import system's listing of the package's
+    # directory (filled by the package's first import of a submodule) and
+    # asks the import system where the listing does not show the name; the
+    # full path (the class engine here) does the same in Python.  Either
+    # way: a subpackage, a namespace portion, a module file and a file made
+    # after the listing are found; a suffixless file or a file of another
+    # suffix is no submodule.
+    write(
+        tmp_path / "searched" / "__init__.py",
+        """\
+        import importlib, json, pathlib, sys
+        import pep726hook
+        from . import first  # fills the listing
+        here = pathlib.Path(__file__).parent
+        (here / "late.py").write_text("VALUE = 'late'\\n")
+        importlib.invalidate_caches()
+        for name in ("pkgdir", "nsdir", "modfile", "late"):
+            pep726hook.lazy_attribute(__name__, name)
+        alone = "pep726hook._state" not in sys.modules  # before any refusal loads it
+        refused = []
+        for name in ("plainfile", "notes", "nowhere"):
+            try:
+                pep726hook.lazy_attribute(__name__, name)
+            except ValueError:
+                refused.append(name)
+        """,
+    )
+    write(tmp_path / "searched" / "first.py", "")
+    write(tmp_path / "searched" / "pkgdir" / "__init__.py", "VALUE = 'pkgdir'\n")
+    write(tmp_path / "searched" / "nsdir" / "inner.py", "")
+    write(tmp_path / "searched" / "modfile.py", "VALUE = 'modfile'\n")
+    write(tmp_path / "searched" / "plainfile", "not python\n")
+    write(tmp_path / "searched" / "notes.txt", "not python\n")
+    write(tmp_path / "nsparent" / "child.py", "VALUE = 'child'\n")
+    seen = run_fresh_json(
+        tmp_path,
+        """
+        import json, sys
+        import nsparent
+        import pep726hook
+        pep726hook.lazy_attribute(nsparent, "child")  # a namespace package's path
+        import searched
+        print(json.dumps([
+            searched.refused,
+            [searched.pkgdir.VALUE, type(searched.nsdir).__name__, searched.modfile.VALUE,
+             searched.late.VALUE, nsparent.child.VALUE],
+            searched.alone,
+        ]))
+        """,
+        engine,
+    )
+    assert seen == [
+        ["plainfile", "notes", "nowhere"],
+        ["pkgdir", "module", "modfile", "late", "child"],
+        engine == "native",  # the extension alone, or the full path
+    ]

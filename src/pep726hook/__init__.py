@@ -210,8 +210,6 @@ _SOURCES = {
     "DeprecatedValue": "_deprecations._api",
     "deprecate_attribute": "_deprecations._api",
     "deprecated": "_deprecations._api",
-    "lazy_attribute": "_declared_alone",
-    "removed_attribute": "_declared_alone",
     "declared_getattr": "_deprecations._declared_getattr",
     "ScanFinding": "_scan",
     "ScanRelated": "_scan",
@@ -356,7 +354,6 @@ def _load(source: str, name: str) -> "Any":
 
 
 if TYPE_CHECKING:
-    from ._declared_alone import lazy_attribute, removed_attribute
     from ._deprecations._api import DeprecatedValue, deprecate_attribute, deprecated
     from ._deprecations._declared_getattr import declared_getattr
     from ._engines import EngineUnavailableError, available_engines
@@ -489,7 +486,7 @@ def _native_alone() -> "Any":
     if _native_is_missing or not _names_the_native_engine(_os.environ.get(_ENGINE_VARIABLE, "")):
         return None
     try:
-        from ._native import declare_alone, enable_alone  # noqa: F401 (loads it)
+        from ._native import enable_alone, lazy_alone  # noqa: F401 (loads it)
     except ImportError:
         _native_is_missing = True
         return None
@@ -506,6 +503,122 @@ def _adopt_late(module_name: str, adopt: str) -> None:
     if state is not None and function is not None:
         with state.lock:  # lock rule 1: dict operations and our own imports only
             function()
+
+
+# -- lazy_attribute(), removed_attribute(): a library's declarations ----------------------
+#
+# Here for the same reason as enable(): in a process that used nothing else of
+# the package, under the native engine, each declaration is one call of the
+# extension (lazy_alone, removed_alone), which checks the arguments, searches
+# a lazy submodule and declares; it answers False, having changed nothing, for
+# everything the full path (_deprecations/_declarations.py) must decide or
+# refuse.  numpy declares some 70 names in its __init__: a module of its own
+# for this and the checks in Python cost it 1.9M instructions on CPython 3.12.
+
+
+def lazy_attribute(
+    module: "str | ModuleType",
+    name: str,
+    *,
+    factory: "Callable[[], object] | None" = None,
+) -> None:
+    """Declare *name* of *module* lazy: its first read through the module loads it.
+
+    Without *factory*, ``f"{module.__name__}.{name}"`` must be an importable
+    submodule (found as ``importlib.util.find_spec`` finds it, not run): the first
+    read through the module (``mod.name``, ``getattr``, ``hasattr``, ``from
+    mod import name``, a star-import whose ``__all__`` names it) imports it;
+    with *factory*, it calls ``factory()``.  The value is stored in the
+    namespace and returned, with no warning; from then on the name is a
+    plain entry of the namespace.  ``import pkg.name`` binds the submodule
+    as usual, which ends the declaration, as any store of the name does.
+    An exception from the import or from *factory* (an ``AttributeError``
+    or ``ImportError`` too) propagates unchanged, nothing is stored, and the
+    next read tries again.  ``dir(module)`` lists the name.
+
+    *module* is a module object or a name in ``sys.modules``; it is opted in
+    as ``enable()`` does.  A name carries one declaration: declaring a name
+    that has one (lazy, removed, or deprecated without a value yet) replaces
+    it.  Under ``importlib.reload()``, a name whose value the first run
+    loaded keeps it.
+
+    Raises TypeError for a *name* that is not a str or a *factory* that is
+    not callable, ValueError for a name not in ``sys.modules``, a dunder
+    *name*, a name the module already holds, and, without *factory*, a name
+    that is not an importable submodule.  On any error nothing has changed.
+    """
+    alone = _declaring_alone()
+    if alone is not None and alone.lazy_alone(module, name, factory, _STATE_MODULE):
+        _adopt_declared_late()
+    else:
+        _load("_deprecations._declarations", "lazy_attribute")(module, name, factory=factory)
+
+
+def removed_attribute(
+    module: "str | ModuleType",
+    name: str,
+    message: "str | None",
+    *,
+    warning: "str | None" = None,
+    category: "type[Warning]" = DeprecationWarning,
+) -> None:
+    """Declare *name* of *module* removed: a read through the module raises ``AttributeError(message)``.
+
+    Every read through the module (``mod.name``, ``getattr``, ``from mod
+    import name``) raises ``AttributeError(message)``, with *message* as
+    given; ``hasattr()`` is False and ``getattr(mod, name, default)``
+    returns *default*.  With *warning*, each read first warns
+    ``warnings.warn(warning, category)`` at the reader's line (so
+    ``-W error`` raises the warning instead).  With *message* None (only
+    with a *warning*), a read misses after the warning as on a plain module:
+    the module's own ``__getattr__``, if it has one, then CPython's own
+    error, name and guess included (numpy's ``np.bytes``).  A store of the name through
+    the module binds it as on a plain module and ends the removal.
+    ``dir(module)`` does not list it.
+
+    *module* is a module object or a name in ``sys.modules``; it is opted in
+    as ``enable()`` does.  A name carries one declaration: declaring a name
+    that has one (lazy, removed, or deprecated without a value yet) replaces
+    it.  Under ``importlib.reload()``, a name bound since (a store) keeps
+    its value.
+
+    Raises TypeError for a *name*, *message* or *warning* that is not a str
+    (or None), a *message* None without a *warning*, or a *category* that is
+    not a ``Warning`` subclass, ValueError for a name not in
+    ``sys.modules``, a dunder *name*, a name the module already holds, or an
+    empty *message* or *warning*.  On any error nothing has changed.
+    """
+    alone = _declaring_alone()
+    if alone is not None and alone.removed_alone(
+        module, name, message, warning, category, _STATE_MODULE
+    ):
+        _adopt_declared_late()
+    else:
+        _load("_deprecations._declarations", "removed_attribute")(
+            module, name, message, warning=warning, category=category
+        )
+
+
+# The extension where declarations may be its alone, found at the first one
+# (False: never), as enable() chooses an engine for opted-in modules once.
+_alone: "Any" = None
+
+
+def _declaring_alone() -> "Any":
+    global _alone
+    if _STATE_MODULE in _sys.modules:
+        return None
+    if _alone is None:
+        _alone = _native_alone() or False
+    return _alone or None
+
+
+# After a declaration of the extension alone: the state, and with it the
+# deprecations package, may have loaded while it ran (see _adopt_late).
+def _adopt_declared_late() -> None:
+    if _STATE_MODULE in _sys.modules:  # adopted by nothing, nearly always
+        _adopt_late(_STATE_MODULE, "adopt_opt_ins_made_alone")
+        _adopt_late(__name__ + "._deprecations._deprecating", "adopt_declared_alone")
 
 
 del TYPE_CHECKING

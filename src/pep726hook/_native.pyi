@@ -24,11 +24,13 @@ def opt_in(module: ModuleType, relocate_getattr: bool = True, chosen: bool = Fal
 def is_opted_in(module: object, /) -> bool: ...
 def enable_alone(module: ModuleType, state_module: str, /) -> bool: ...
 def opted_in_modules() -> list[ModuleType]: ...
-def declare_alone(
-    module: ModuleType,
-    name: str,
-    entry: tuple[object, ...],
-    factory: Callable[[], object] | None,
+def lazy_alone(module: object, name: object, factory: object, state_module: str, /) -> bool: ...
+def removed_alone(
+    module: object,
+    name: object,
+    message: object,
+    warning: object,
+    category: object,
     state_module: str,
     /,
 ) -> bool: ...

@@ -557,8 +557,8 @@ declare_alone(PyObject *extension, PyObject *module, PyObject *name, PyObject *e
     if (result < 0) {
         return -1;
     }
-    PyObject *dir_key = PyUnicode_InternFromString("__dir__");
-    if (dir_key == NULL) {
+    static PyObject *dir_key = NULL; /* the main interpreter's, as every object here */
+    if (dir_key == NULL && (dir_key = PyUnicode_InternFromString("__dir__")) == NULL) {
         return -1;
     }
     int has_dir = PyDict_Contains(namespace, dir_key);
@@ -574,7 +574,6 @@ declare_alone(PyObject *extension, PyObject *module, PyObject *name, PyObject *e
             Py_DECREF(listing);
         }
     }
-    Py_DECREF(dir_key);
     return has_dir < 0 ? -1 : 1;
 }
 

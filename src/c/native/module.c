@@ -133,38 +133,23 @@ native_enable_alone(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     return PyBool_FromLong(done);
 }
 
-PyDoc_STRVAR(declare_alone_doc,
-"declare_alone(module, name, entry, factory, state_module, /)\n--\n\n"
-"lazy_attribute() or removed_attribute() of *module*'s *name*, for a process\n"
-"that has not loaded pep726hook's installation state (*state_module* is its\n"
-"name in sys.modules): opt the module in as enable_alone() does, give it\n"
-"private builtins and serve the name from ModuleType's dict, as the\n"
-"deprecations package leaves a module once its names have moved.  *entry* is\n"
-"the 7-tuple (message, category, warn, load, submodule, kind, warning); a\n"
-"lazy name's load is made here from *factory* (None: import the submodule\n"
-"*entry* names).  Returns False, having changed nothing, where the full path\n"
-"must decide: a sub-interpreter, the state loaded, a module that is no exact\n"
+PyDoc_STRVAR(lazy_alone_doc,
+"lazy_alone(module, name, factory, state_module, /)\n--\n\n"
+"lazy_attribute(module, name, factory=factory), for a process that has not\n"
+"loaded pep726hook's installation state (*state_module* is its name in\n"
+"sys.modules): the arguments checked and the submodule searched here, then\n"
+"the module opted in as enable_alone() does, given private builtins, and the\n"
+"name served from ModuleType's dict, as the deprecations package leaves a\n"
+"module once its names have moved.  Returns False, having changed nothing,\n"
+"where the full path must decide or refuse: a sub-interpreter, the state\n"
+"loaded, bad arguments, no such submodule, a module that is no exact\n"
 "ModuleType or whose names the deprecations package keeps, a name the\n"
 "namespace holds.");
 
-static PyObject *
-native_declare_alone(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
-{
-    if (nargs != 5 || !PyModule_Check(args[0]) || !PyUnicode_CheckExact(args[1]) ||
-        !PyTuple_CheckExact(args[2]) || PyTuple_GET_SIZE(args[2]) != DECLARED_ENTRY_SIZE ||
-        !PyLong_CheckExact(PyTuple_GET_ITEM(args[2], 5)) ||
-        (args[3] != Py_None && !PyCallable_Check(args[3])) || !PyUnicode_CheckExact(args[4])) {
-        PyErr_SetString(PyExc_TypeError,
-                        "declare_alone() takes a module, a str, a 7-tuple entry, a callable "
-                        "or None, and a str");
-        return NULL;
-    }
-    int done = declare_alone(module, args[0], args[1], args[2], args[3], args[4]);
-    if (done < 0) {
-        return NULL;
-    }
-    return PyBool_FromLong(done);
-}
+PyDoc_STRVAR(removed_alone_doc,
+"removed_alone(module, name, message, warning, category, state_module, /)\n--\n\n"
+"removed_attribute(module, name, message, warning=warning, category=category)\n"
+"as lazy_alone() declares a lazy name.");
 
 PyDoc_STRVAR(declared_alone_doc,
 "declared_alone()\n--\n\n"
@@ -571,8 +556,10 @@ static PyMethodDef native_methods[] = {
     {"enable_alone", (PyCFunction)(void (*)(void))native_enable_alone, METH_FASTCALL,
      enable_alone_doc},
     {"opted_in_modules", native_opted_in_modules, METH_NOARGS, opted_in_modules_doc},
-    {"declare_alone", (PyCFunction)(void (*)(void))native_declare_alone, METH_FASTCALL,
-     declare_alone_doc},
+    {"lazy_alone", (PyCFunction)(void (*)(void))native_lazy_alone, METH_FASTCALL,
+     lazy_alone_doc},
+    {"removed_alone", (PyCFunction)(void (*)(void))native_removed_alone, METH_FASTCALL,
+     removed_alone_doc},
     {"declared_alone", native_declared_alone, METH_NOARGS, declared_alone_doc},
     {"return_getattr", native_return_getattr, METH_O, return_getattr_doc},
     {"set_marker_hook", (PyCFunction)(void (*)(void))native_set_marker_hook, METH_FASTCALL,

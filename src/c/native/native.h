@@ -461,6 +461,14 @@ NATIVE_INTERNAL extern weak_table declared_alone_modules;
  * with an exception. */
 NATIVE_INTERNAL int declare_alone(PyObject *extension, PyObject *module, PyObject *name,
                                   PyObject *entry, PyObject *factory, PyObject *state_module);
+/* lazy_attribute() and removed_attribute() with their callers' arguments,
+ * checked there, a lazy submodule searched, and declare_alone() called
+ * (declared_front_door.c): the Python functions _native.lazy_alone() and
+ * _native.removed_alone(). */
+NATIVE_INTERNAL PyObject *native_lazy_alone(PyObject *extension, PyObject *const *args,
+                                            Py_ssize_t nargs);
+NATIVE_INTERNAL PyObject *native_removed_alone(PyObject *extension, PyObject *const *args,
+                                               Py_ssize_t nargs);
 /* [(module, rebound)] of the modules declared alone, forgotten here: the
  * deprecations package adopts them. */
 NATIVE_INTERNAL PyObject *take_declared_alone(void);

@@ -236,7 +236,7 @@ def _submodule_deprecation(
     caller: str,
 ) -> Deprecation:
     # Loaded here: a deprecation of a name the module holds never needs it.
-    from .._declared_alone import unrun_submodule
+    from ._submodules import unrun_submodule
 
     full_name = unrun_submodule(namespace, name)
     if full_name is None:

@@ -22,7 +22,6 @@ declaration: a later one of the same name (lazy, removed or deprecated)
 replaces it.  Every check runs before anything changes.
 """
 
-from .._declared_alone import unrun_submodule
 from .._enable import module_named
 from ._deprecating import deprecate_opting_in, replace_deprecation
 from ._entries import (
@@ -35,6 +34,7 @@ from ._entries import (
 )
 from ._entries import namespace as _namespace
 from ._moved import ImportSubmodule, LazyLoad, body_runs_again, moved_values
+from ._submodules import unrun_submodule
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

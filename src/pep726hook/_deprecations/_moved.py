@@ -651,7 +651,7 @@ def adopt_declared_alone() -> None:
 
     ``pep726hook.lazy_attribute()`` and ``removed_attribute()`` declare a
     name through the extension alone while this package is not loaded
-    (``pep726hook._declared_alone``), leaving the module as :func:`_move`
+    (``_native.lazy_alone``, ``removed_alone``), leaving the module as :func:`_move`
     leaves one: private builtins, the extension's entries, the names served
     from ``ModuleType``'s dict.  From now on this package keeps their
     tables, their loads are :class:`LazyLoad`, and its store callback serves
