@@ -105,6 +105,7 @@ NATIVE_SOURCES = [
         "declared_miss",
         "declared_alone",
         "declared_front_door",
+        "deprecated_alone",
         "deprecation_watchers",
         "rebinding_pass",
         "frame_builtins",

@@ -49,7 +49,82 @@ def lazy_and_removed_names_declared_by_the_extension_alone(modules: object) -> N
         del module.never
     finally:
         _native.set_deprecated_store_callback(_moved._store_moved)
-    assert [taken is module for taken, _ in _native.declared_alone()] == [True]
+    assert [taken is module for taken, _, _ in _native.declared_alone()] == [True]
     del sys.modules[module.__name__]
     del module, namespace
+    gc.collect()
+
+
+def a_name_deprecated_by_the_extension_alone(modules: object) -> None:
+    # deprecate_attribute() of a name the module holds, by the extension
+    # alone (3.10+): its functions and body get the private builtins, the
+    # value moves at the end of the window, a store ends the deprecation.
+    import warnings
+
+    from pep726hook import _native
+    from pep726hook._deprecations import _moved
+
+    if sys.version_info < (3, 10):
+        return
+    module = types.ModuleType("refleak_deprecated_alone")
+    sys.modules[module.__name__] = module
+    namespace = vars(module)
+
+    def deprecate(target: types.ModuleType) -> bool:
+        return _native.deprecated_alone(
+            target, "OLD", "OLD is old", DeprecationWarning, None, None, "refleak.no_state"
+        )
+
+    namespace["deprecate"] = deprecate
+    exec(  # a body: the window
+        "def before():\n    return OLD\n"
+        "OLD = [1]\n"
+        "assert deprecate(__import__('sys').modules[__name__])\n"
+        "AFTER = OLD\n",
+        namespace,
+    )
+    del namespace["deprecate"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert module.OLD == [1]  # the read ends the window: the value moves
+        assert "OLD" not in namespace
+        assert namespace["before"]() == [1]
+        _native.set_deprecated_store_callback(None)  # the extension's own store path
+        try:
+            module.OLD = [2]
+        finally:
+            _native.set_deprecated_store_callback(_moved._store_moved)
+    assert module.OLD == [2]
+    assert [taken is module for taken, _, _ in _native.declared_alone()] == [True]
+    del sys.modules[module.__name__]
+    del module, namespace
+    gc.collect()
+
+
+def a_deprecated_name_handed_over_while_its_body_runs(modules: object) -> None:
+    # The deprecations package loading while the body runs takes the values
+    # still in the namespace back (declared_alone() in the body stands in for it).
+    from pep726hook import _native
+
+    module = types.ModuleType("refleak_handed_over")
+    sys.modules[module.__name__] = module
+    namespace = vars(module)
+    taken: list[object] = []
+
+    def run(target: types.ModuleType) -> None:
+        assert _native.deprecated_alone(
+            target, "OLD", "OLD is old", DeprecationWarning, None, None, "refleak.no_state"
+        )
+        taken.extend(_native.declared_alone())
+
+    namespace["run"] = run
+    exec("OLD = [1]\nrun(__import__('sys').modules[__name__])\n", namespace)
+    del namespace["run"]
+    ((handed_module, _, handed),) = taken
+    assert handed_module is module and list(handed) == ["OLD"]
+    assert type(module) is types.ModuleType and namespace["OLD"] == [1]
+    assert "OLD" not in _native.deprecating_record(module)[1]
+    taken.clear()
+    del sys.modules[module.__name__]
+    del module, namespace, handed_module, handed
     gc.collect()

@@ -32,7 +32,11 @@ from pathlib import Path
 from typing import Callable, Iterator
 
 import pytest
-from _declared_alone_scenario import lazy_and_removed_names_declared_by_the_extension_alone
+from _declared_alone_scenario import (
+    a_deprecated_name_handed_over_while_its_body_runs,
+    a_name_deprecated_by_the_extension_alone,
+    lazy_and_removed_names_declared_by_the_extension_alone,
+)
 from _venv import ENGINES
 from test_native_moved_deprecations import OWN_CODE as MOVED_OWN_CODE
 
@@ -584,6 +588,8 @@ def install_and_uninstall(modules: Modules) -> None:
 
 # In a file of its own, which has room for it.
 scenario(lazy_and_removed_names_declared_by_the_extension_alone)
+scenario(a_name_deprecated_by_the_extension_alone)
+scenario(a_deprecated_name_handed_over_while_its_body_runs)
 
 
 def clear_caches() -> None:

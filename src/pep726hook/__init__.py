@@ -208,7 +208,6 @@ _SOURCES = {
     "uninstall": "_install",
     "upgrade": "_install",
     "DeprecatedValue": "_deprecations._api",
-    "deprecate_attribute": "_deprecations._api",
     "deprecated": "_deprecations._api",
     "declared_getattr": "_deprecations._declared_getattr",
     "ScanFinding": "_scan",
@@ -354,7 +353,7 @@ def _load(source: str, name: str) -> "Any":
 
 
 if TYPE_CHECKING:
-    from ._deprecations._api import DeprecatedValue, deprecate_attribute, deprecated
+    from ._deprecations._api import DeprecatedValue, deprecated
     from ._deprecations._declared_getattr import declared_getattr
     from ._engines import EngineUnavailableError, available_engines
     from ._install import (
@@ -505,15 +504,17 @@ def _adopt_late(module_name: str, adopt: str) -> None:
             function()
 
 
-# -- lazy_attribute(), removed_attribute(): a library's declarations ----------------------
+# -- lazy_attribute(), removed_attribute(), deprecate_attribute(): declarations -------------
 #
 # Here for the same reason as enable(): in a process that used nothing else of
 # the package, under the native engine, each declaration is one call of the
-# extension (lazy_alone, removed_alone), which checks the arguments, searches
-# a lazy submodule and declares; it answers False, having changed nothing, for
-# everything the full path (_deprecations/_declarations.py) must decide or
-# refuse.  numpy declares some 70 names in its __init__: a module of its own
-# for this and the checks in Python cost it 1.9M instructions on CPython 3.12.
+# extension (lazy_alone, removed_alone, deprecated_alone), which checks the
+# arguments, searches a lazy submodule and declares; it answers False, having
+# changed nothing, for everything the full path (_deprecations/_declarations.py,
+# _deprecations/_api.py) must decide or refuse.  numpy declares some 70 names
+# in its __init__: a module of its own for this and the checks in Python cost
+# it 1.9M instructions on CPython 3.12; the deprecations package costs a first
+# deprecation about 10M.
 
 
 def lazy_attribute(
@@ -596,6 +597,62 @@ def removed_attribute(
     else:
         _load("_deprecations._declarations", "removed_attribute")(
             module, name, message, warning=warning, category=category
+        )
+
+
+def deprecate_attribute(
+    module: "str | ModuleType",
+    name: str,
+    message: str,
+    *,
+    category: "type[Warning]" = DeprecationWarning,
+    warn: "Callable[[str, type[Warning], int], object] | None" = None,
+    factory: "Callable[[], object] | None" = None,
+) -> None:
+    """Deprecate the attribute *name* of *module*; opt *module* in as ``enable()`` does.
+
+    For a module deprecating a name it has already defined, or a package
+    deprecating one of its modules' names from outside::
+
+        pep726hook.deprecate_attribute(__name__, "OldName",
+                                       "OldName is deprecated; use NewName")
+
+    * *name* in the namespace: deprecated in place, as with
+      :func:`pep726hook.deprecated` (the value stays; the module's own code
+      reads it with no warning).
+    * *name* absent and ``f"{module.__name__}.{name}"`` an importable
+      submodule (found, not run, as ``importlib.util.find_spec`` finds it): the first
+      read through the package imports it, warns and returns it.  ``import
+      pkg.name`` keeps working, and its binding of the submodule on the
+      package neither warns nor ends the deprecation.
+    * *name* absent, *factory* given: the first read through the module
+      stores ``factory()`` in the namespace, warns and returns it; later reads
+      warn without calling it again.  An exception from *factory* propagates
+      from the read, nothing is stored, and the next read tries again.
+
+    Deprecating a name that is already deprecated replaces its message,
+    category and *warn* (and its factory, with *factory*; a value it has
+    stays).  *category* and *warn* are as for
+    :func:`pep726hook.deprecated`.  *module* is a module object or a name in
+    ``sys.modules``.
+
+    Raises TypeError for a bad argument type (a *factory* that is not
+    callable), ValueError for a name not in ``sys.modules``, an empty
+    message, a dunder *name* (the interpreter reads those itself) or a
+    *factory* for a name that has a value or a deprecation (but for a body
+    that ``importlib.reload()`` runs again, whose first run made them),
+    AttributeError when *name* is
+    neither in the namespace, nor an importable submodule, nor given a
+    *factory*.  On any error nothing has changed.
+    """
+    alone = _declaring_alone()
+    if alone is not None and alone.deprecated_alone(
+        module, name, message, category, warn, factory, _STATE_MODULE
+    ):
+        _adopt_declared_late()
+    else:
+        _load("_deprecations._api", "deprecate_attribute")(
+            module, name, message, category=category, warn=warn, factory=factory
         )
 
 

@@ -305,10 +305,27 @@ static PyTypeObject declared_dir_type = {
  * an exact ModuleType again.  Both classes are static: no reference to a
  * class changes hands. */
 static void
-end_window(PyObject *module)
+leave_window(PyObject *module)
 {
     forget_module_type_lookups();
     Py_SET_TYPE(module, &PyModule_Type);
+}
+
+/* The end of the window, where its deprecated names may move (their readers
+ * given the private builtins first, deprecated_alone.c): 1 ended, 0 not yet
+ * (the names stay in the namespace, served here), -1 with an exception. */
+static int
+end_window(PyObject *module)
+{
+    int ready = deprecated_values_may_move(module);
+    if (ready <= 0) {
+        return ready;
+    }
+    if (move_deprecated_values(module) < 0) {
+        return -1;
+    }
+    leave_window(module);
+    return 1;
 }
 
 static int
@@ -350,6 +367,12 @@ ready_pending_type(void)
     return PyType_Ready(&pending_module_type);
 }
 
+int
+in_declaration_window(PyObject *module)
+{
+    return Py_TYPE(module) == &pending_module_type;
+}
+
 /* While a body of the module runs in this thread, a declared name is served
  * here: ModuleType's cached lookups may still hold its absence.  Any other
  * read ends the window first. */
@@ -358,12 +381,20 @@ pending_getattro(PyObject *self, PyObject *name)
 {
     PyObject *namespace = PyModule_GetDict(self);
     if (namespace == NULL || !body_runs_here(namespace)) {
-        end_window(self);
-        return PyObject_GetAttr(self, name);
+        int ended = end_window(self);
+        if (ended != 0) {
+            return ended < 0 ? NULL : PyObject_GetAttr(self, name);
+        }
     }
     weak_entry *entry = weak_table_find(&deprecating_modules, self);
     if (entry != NULL && entry->value != NULL && PyUnicode_CheckExact(name)) {
         int declared = PyDict_Contains(PyTuple_GET_ITEM(entry->value, 1), name);
+        /* A deprecated name's value is the namespace's while the body runs
+         * (it may have bound it again): the descriptor reads it from the
+         * private builtins. */
+        if (declared > 0 && copy_deprecated_value(entry->value, name) < 0) {
+            return NULL;
+        }
         if (declared < 0) {
             return NULL;
         }
@@ -437,7 +468,10 @@ declare_alone(PyObject *extension, PyObject *module, PyObject *name, PyObject *e
     if (kind == -1 && PyErr_Occurred()) {
         return -1;
     }
-    if (kind != DECLARED_LAZY && kind != DECLARED_REMOVED) {
+    /* A deprecated name waits in the namespace for its window's end
+     * (deprecated_alone.c). */
+    int deprecated = kind == DECLARED_DEPRECATED;
+    if (kind != DECLARED_LAZY && kind != DECLARED_REMOVED && !deprecated) {
         return 0;
     }
     PyObject *namespace = PyModule_GetDict(module);
@@ -445,8 +479,9 @@ declare_alone(PyObject *extension, PyObject *module, PyObject *name, PyObject *e
         PyErr_Clear();
         return 0;
     }
+    /* A lazy or removed name has no value yet; a deprecated one has. */
     int present = PyDict_Contains(namespace, name);
-    if (present != 0) {
+    if (present != deprecated) {
         return present < 0 ? -1 : 0;
     }
     weak_entry *record_entry = weak_table_find(&deprecating_modules, module);
@@ -467,6 +502,23 @@ declare_alone(PyObject *extension, PyObject *module, PyObject *name, PyObject *e
     }
     if (alone == NULL && !builtins_are_the_interpreters(current, interpreter, builtins_module)) {
         return 0;
+    }
+    if (deprecated) {
+        /* Not a name declared already (a second deprecation replaces the
+         * first: the full path's), nor a body running in another thread,
+         * whose import has not ended there. */
+        PyObject *had = alone == NULL ? NULL : PyTuple_GET_ITEM(record_entry->value, 0);
+        int declared_already =
+            alone == NULL ? 0 : PyDict_Contains(PyTuple_GET_ITEM(record_entry->value, 1), name);
+        if (declared_already != 0) {
+            return declared_already < 0 ? -1 : 0;
+        }
+        if (body_runs_in_another_thread(namespace, had)) {
+            return 0;
+        }
+        if (note_frozen_at_start() < 0) {
+            return -1;
+        }
     }
     /* Every test above only read.  From here on the module changes. */
     int opted_in = opt_in_alone(extension, module, state_module);
@@ -529,6 +581,21 @@ declare_alone(PyObject *extension, PyObject *module, PyObject *name, PyObject *e
     else {
         result = 0;
     }
+    /* Whether a body of the module runs in this thread: asked where it
+     * matters (a walk of the frames), -1 until then. */
+    int window = deprecated ? body_runs_here(namespace) : -1;
+    if (result == 0 && deprecated && !window) {
+        /* No body of it runs: the value moves at once, everything that reads
+         * the module's names with the interpreter's builtins given the
+         * private ones first.  (In a window that waits for its end.) */
+        result = rebind_for_move(module, PyTuple_GET_ITEM(record_entry->value, 0), interpreter);
+        if (result <= 0) {
+            Py_DECREF(declared);
+            return result; /* 0: the full path decides, as for a module it adopts */
+        }
+        record_entry = weak_table_find(&deprecating_modules, module);
+        result = record_entry != NULL && record_entry->value != NULL ? 0 : -1;
+    }
     if (result == 0) {
         /* Its descriptor first (nothing is added if ModuleType's dict holds
          * anything else under the name), then its entry.  A module that is
@@ -540,14 +607,26 @@ declare_alone(PyObject *extension, PyObject *module, PyObject *name, PyObject *e
                         ? -1
                         : add_descriptors_keeping_lookups(one);
         if (added >= 0 &&
-            PyDict_SetItem(PyTuple_GET_ITEM(record_entry->value, 1), name, declared) == 0) {
+            PyDict_SetItem(PyTuple_GET_ITEM(record_entry->value, 1), name, declared) == 0 &&
+            (!deprecated || copy_deprecated_value(record_entry->value, name) == 0)) {
             result = 0;
-            if (added > 0 && Py_TYPE(module) == &PyModule_Type) {
-                if (body_runs_here(namespace)) {
-                    Py_SET_TYPE(module, &pending_module_type);
-                }
-                else {
-                    forget_module_type_lookups();
+            /* A deprecated name keeps its value in the namespace while the
+             * body runs, as the deprecations package keeps it: the window's
+             * class serves it, and moves it at the window's end. */
+            if (Py_TYPE(module) == &PyModule_Type && (added > 0 || deprecated) && window < 0) {
+                window = body_runs_here(namespace);
+            }
+            if (Py_TYPE(module) == &PyModule_Type && window > 0 && (added > 0 || deprecated)) {
+                Py_SET_TYPE(module, &pending_module_type);
+            }
+            else if (Py_TYPE(module) == &PyModule_Type && added > 0) {
+                forget_module_type_lookups();
+            }
+            if (deprecated && window == 0) {
+                /* Its functions were given the private builtins above. */
+                result = move_deprecated_values(module);
+                if (result == 0 && Py_TYPE(module) == &pending_module_type) {
+                    leave_window(module);
                 }
             }
         }
@@ -580,27 +659,57 @@ declare_alone(PyObject *extension, PyObject *module, PyObject *name, PyObject *e
 PyObject *
 take_declared_alone(void)
 {
-    /* Both lists made at their full size first: an allocation inside the
-     * loop could run the collector, whose weak-reference callbacks change the
-     * table. */
+    /* The modules first, in a list made at its full size: an allocation
+     * inside the loop could run the collector, whose weak-reference
+     * callbacks change the table. */
     Py_ssize_t count = (Py_ssize_t)declared_alone_modules.count;
     PyObject *modules = PyList_New(count);
-    PyObject *rebound = modules == NULL ? NULL : PyList_New(count);
-    if (rebound == NULL) {
-        Py_XDECREF(modules);
+    if (modules == NULL) {
         return NULL;
     }
     Py_ssize_t filled = 0;
     for (size_t i = 0; i < declared_alone_modules.capacity; i++) {
         weak_entry *entry = &declared_alone_modules.entries[i];
         if (entry->module != NULL && filled < count) {
-            if (Py_TYPE(entry->module) == &pending_module_type) {
-                end_window(entry->module);
-            }
             PyList_SET_ITEM(modules, filled, Py_NewRef(entry->module));
-            PyList_SET_ITEM(rebound, filled, Py_NewRef(entry->value));
             filled++;
         }
+    }
+    PyObject *taken = PyList_New(0);
+    for (Py_ssize_t i = 0; taken != NULL && i < filled; i++) {
+        PyObject *module = PyList_GET_ITEM(modules, i);
+        /* An open window ends where its deprecated values may move; where
+         * its body still runs (or its functions cannot all be found), they
+         * stay in the namespace and are handed over, for the package's own
+         * window. */
+        PyObject *handed = NULL;
+        if (Py_TYPE(module) == &pending_module_type) {
+            PyObject *namespace = PyModule_GetDict(module);
+            int ended = namespace != NULL && body_runs_here(namespace) ? 0 : end_window(module);
+            if (ended < 0) {
+                PyErr_WriteUnraisable(module); /* the values stay in the namespace */
+                ended = 0;
+            }
+            if (ended == 0) {
+                handed = hand_over_deprecated_values(module);
+                leave_window(module);
+            }
+        }
+        if (handed == NULL && !PyErr_Occurred()) {
+            handed = PyDict_New();
+        }
+        weak_entry *entry = weak_table_find(&declared_alone_modules, module);
+        PyObject *triple = handed == NULL ? NULL
+                                          : PyTuple_Pack(3, module,
+                                                         entry != NULL && entry->value != NULL
+                                                             ? entry->value
+                                                             : Py_False,
+                                                         handed);
+        if (triple == NULL || PyList_Append(taken, triple) < 0) {
+            Py_CLEAR(taken);
+        }
+        Py_XDECREF(triple);
+        Py_XDECREF(handed);
     }
     weak_table_clear(&declared_alone_modules, 1);
     if (filled > 0) {
@@ -608,17 +717,7 @@ take_declared_alone(void)
          * during its window left the window without its end. */
         forget_module_type_lookups();
     }
-    PyObject *taken = PyList_New(0);
-    for (Py_ssize_t i = 0; taken != NULL && i < filled; i++) {
-        PyObject *pair =
-            PyTuple_Pack(2, PyList_GET_ITEM(modules, i), PyList_GET_ITEM(rebound, i));
-        if (pair == NULL || PyList_Append(taken, pair) < 0) {
-            Py_CLEAR(taken);
-        }
-        Py_XDECREF(pair);
-    }
     Py_DECREF(modules);
-    Py_DECREF(rebound);
     return taken;
 }
 
@@ -640,7 +739,7 @@ store_declared_alone(PyObject *self, PyObject *name, PyObject *value, PyObject *
         result = -1;
     }
     else if (kind == DECLARED_DEPRECATED) {
-        result = store_through_hooks(self, name, value);
+        result = store_deprecated_alone(self, name, value, entries, declared);
     }
     else {
         /* A store binds the name as on a plain module (the import system's

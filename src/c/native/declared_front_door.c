@@ -330,3 +330,58 @@ native_removed_alone(PyObject *extension, PyObject *const *args, Py_ssize_t narg
                                     PyLong_FromLong(DECLARED_REMOVED), warning);
     return declare_entry(extension, module, name, entry, Py_None, args[5]);
 }
+
+/* warn as given, or None where it is warnings.warn itself, which the
+ * extension calls anyway (by the same C function, one frame less). */
+static PyObject *
+own_warn(PyObject *warn)
+{
+    static PyObject *warnings_key = NULL;
+    if (warn == Py_None) {
+        return Py_NewRef(Py_None);
+    }
+    if (warnings_key == NULL && (warnings_key = PyUnicode_InternFromString("warnings")) == NULL) {
+        return NULL;
+    }
+    PyObject *warnings = imported(warnings_key);
+    PyObject *standard = warnings == NULL ? NULL : PyObject_GetAttrString(warnings, "warn");
+    if (standard == NULL) {
+        if (PyErr_Occurred() && !PyErr_ExceptionMatches(PyExc_AttributeError)) {
+            return NULL;
+        }
+        PyErr_Clear();
+    }
+    PyObject *own = Py_NewRef(warn == standard ? Py_None : warn);
+    Py_XDECREF(standard);
+    return own;
+}
+
+PyObject *
+native_deprecated_alone(PyObject *extension, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 7 || !PyUnicode_CheckExact(args[6])) {
+        PyErr_SetString(PyExc_TypeError, "deprecated_alone() takes 7 arguments, the last a str");
+        return NULL;
+    }
+    PyObject *name = args[1], *message = args[2], *category = args[3], *warn = args[4];
+    /* A name the module holds, with no factory: a lazily deprecated name
+     * or a submodule's deprecation is the full path's. */
+    if (!is_main_interpreter() || !is_declarable(name) || args[5] != Py_None ||
+        !PyUnicode_CheckExact(message) || PyUnicode_GET_LENGTH(message) == 0 ||
+        !PyType_Check(category) ||
+        !PyType_IsSubtype((PyTypeObject *)category, (PyTypeObject *)PyExc_Warning) ||
+        (warn != Py_None && !PyCallable_Check(warn))) {
+        Py_RETURN_FALSE;
+    }
+    PyObject *module = target_module(args[0]);
+    if (module == NULL) {
+        return PyErr_Occurred() ? NULL : Py_NewRef(Py_False);
+    }
+    PyObject *own = own_warn(warn);
+    PyObject *entry = own == NULL ? NULL
+                                  : Py_BuildValue("(OOOOONO)", message, category, own, Py_None,
+                                                  Py_None, PyLong_FromLong(DECLARED_DEPRECATED),
+                                                  Py_None);
+    Py_XDECREF(own);
+    return declare_entry(extension, module, name, entry, Py_None, args[6]);
+}

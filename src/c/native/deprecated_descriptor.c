@@ -90,7 +90,7 @@ is_fromlist_probe(void)
  * from C no frame of ours is in between, so a `-W error` traceback ends at
  * the reader's line.  A warn callable is called as warn(message, category,
  * 2): warnings.warn called directly inside it names the same line. */
-static int
+int
 warn_deprecation(PyObject *deprecation)
 {
     PyObject *message = PyTuple_GET_ITEM(deprecation, 0);

@@ -263,7 +263,8 @@ namespace_watch_callback(PyDict_WatchEvent event, PyObject *dict, PyObject *key,
         return 0;
     }
     weak_entry *entry = entry_of_namespace(dict);
-    if (entry == NULL) {
+    if (entry == NULL || in_declaration_window(entry->module)) {
+        /* In its window a deprecated name is the namespace's: its end moves it. */
         return 0;
     }
     PyObject *type, *value, *tb;

@@ -146,6 +146,22 @@ PyDoc_STRVAR(lazy_alone_doc,
 "ModuleType or whose names the deprecations package keeps, a name the\n"
 "namespace holds.");
 
+PyDoc_STRVAR(deprecated_alone_doc,
+"deprecated_alone(module, name, message, category, warn, factory, state_module, /)\n--\n\n"
+"deprecate_attribute(module, name, message, category=category, warn=warn,\n"
+"factory=factory) of a name the module holds, as lazy_alone() declares a\n"
+"lazy name: the value stays in the namespace while the body runs; at the\n"
+"end of the window the module's functions get its private builtins and the\n"
+"value moves there.\n"
+"False, having changed nothing of the name, where the full path decides:\n"
+"also a factory, a name declared already, a body running in another\n"
+"thread, functions that cannot all be found.");
+
+PyDoc_STRVAR(frozen_at_start_doc,
+"frozen_at_start()\n--\n\n"
+"gc.get_freeze_count() as deprecated_alone() noted it at the first\n"
+"deprecation (the start-up's own frozen objects on 3.12; 0 elsewhere), or -1.");
+
 PyDoc_STRVAR(removed_alone_doc,
 "removed_alone(module, name, message, warning, category, state_module, /)\n--\n\n"
 "removed_attribute(module, name, message, warning=warning, category=category)\n"
@@ -153,9 +169,12 @@ PyDoc_STRVAR(removed_alone_doc,
 
 PyDoc_STRVAR(declared_alone_doc,
 "declared_alone()\n--\n\n"
-"[(module, rebound)] of the modules declare_alone() served, forgotten here:\n"
-"the deprecations package adopts them as it loads.  *rebound* is True when\n"
-"no function of the module waits for its private builtins.");
+"[(module, rebound, handed)] of the modules the extension declared names of\n"
+"alone, forgotten here: the deprecations package adopts them as it loads.\n"
+"*rebound* is True when no function of the module waits for its private\n"
+"builtins; *handed* maps the deprecated names whose values are still in the\n"
+"namespace (its body runs) to their entries, taken out of the extension's\n"
+"for the package to declare again.");
 
 static PyObject *
 native_declared_alone(PyObject *module, PyObject *Py_UNUSED(ignored))
@@ -560,6 +579,9 @@ static PyMethodDef native_methods[] = {
      lazy_alone_doc},
     {"removed_alone", (PyCFunction)(void (*)(void))native_removed_alone, METH_FASTCALL,
      removed_alone_doc},
+    {"deprecated_alone", (PyCFunction)(void (*)(void))native_deprecated_alone, METH_FASTCALL,
+     deprecated_alone_doc},
+    {"frozen_at_start", native_frozen_at_start, METH_NOARGS, frozen_at_start_doc},
     {"declared_alone", native_declared_alone, METH_NOARGS, declared_alone_doc},
     {"return_getattr", native_return_getattr, METH_O, return_getattr_doc},
     {"set_marker_hook", (PyCFunction)(void (*)(void))native_set_marker_hook, METH_FASTCALL,

@@ -469,8 +469,13 @@ NATIVE_INTERNAL PyObject *native_lazy_alone(PyObject *extension, PyObject *const
                                             Py_ssize_t nargs);
 NATIVE_INTERNAL PyObject *native_removed_alone(PyObject *extension, PyObject *const *args,
                                                Py_ssize_t nargs);
-/* [(module, rebound)] of the modules declared alone, forgotten here: the
- * deprecations package adopts them. */
+/* deprecate_attribute() with its callers' arguments, as lazy_alone() takes
+ * lazy_attribute()'s (declared_front_door.c): _native.deprecated_alone(). */
+NATIVE_INTERNAL PyObject *native_deprecated_alone(PyObject *extension, PyObject *const *args,
+                                                  Py_ssize_t nargs);
+/* [(module, rebound, {name: entry})] of the modules declared alone,
+ * forgotten here: the deprecations package adopts them, and declares again
+ * the deprecated names handed over (hand_over_deprecated_values()). */
 NATIVE_INTERNAL PyObject *take_declared_alone(void);
 /* The store slot's detour for a module declared alone while no Python
  * callback is set: a store or deletion of a lazy or removed name ends its
@@ -478,8 +483,54 @@ NATIVE_INTERNAL PyObject *take_declared_alone(void);
 NATIVE_INTERNAL int store_declared_alone(PyObject *self, PyObject *name, PyObject *value,
                                          PyObject *entries);
 
+/* ---- deprecated names declared by the extension alone (deprecated_alone.c) ---- */
+
+/* Before the deprecated values of *module* (declared alone, with
+ * *private_builtins*) move, no body of it running: the functions it made
+ * before its private builtins get them.  1 done, 0 not (they could not all
+ * be found: the full path decides), -1 with an exception. */
+NATIVE_INTERNAL int rebind_for_move(PyObject *module, PyObject *private_builtins,
+                                    PyObject *interpreter);
+/* *name*'s value from *namespace* into *private_builtins*: 0 (also when the
+ * namespace no longer holds it), -1 with an exception. */
+NATIVE_INTERNAL int move_into_private_builtins(PyObject *namespace, PyObject *private_builtins,
+                                               PyObject *name);
+/* A deprecated name's value, in its module's namespace while the body runs,
+ * copied into the private builtins of *record* (the module's record of
+ * deprecating_modules.c): 0, or -1 with an exception.  Nothing for a name
+ * that is not deprecated there or not in the namespace. */
+NATIVE_INTERNAL int copy_deprecated_value(PyObject *record, PyObject *name);
+/* Every deprecated name of *module* still in its namespace moves into its
+ * private builtins (the end of its declaration window): 0, or -1. */
+NATIVE_INTERNAL int move_deprecated_values(PyObject *module);
+/* gc.get_freeze_count() noted once, at the first deprecation (what a
+ * gc.freeze() after it hides from the pass): 0, or -1 with an exception. */
+NATIVE_INTERNAL int note_frozen_at_start(void);
+/* _native.frozen_at_start(): that count, or -1 before the first deprecation. */
+NATIVE_INTERNAL PyObject *native_frozen_at_start(PyObject *extension, PyObject *ignored);
+/* Whether the deprecated values *module* still keeps in its namespace may
+ * move into its private builtins now (no body of it runs in another thread,
+ * its functions were given them): 1 (also with none to move), 0 not yet,
+ * -1 with an exception. */
+NATIVE_INTERNAL int deprecated_values_may_move(PyObject *module);
+/* {name: entry} of the deprecated names *module* keeps in its namespace,
+ * taken out of its entries for the deprecations package to declare again
+ * (a new reference), or NULL with an exception. */
+NATIVE_INTERNAL PyObject *hand_over_deprecated_values(PyObject *module);
+/* Whether *module* is in the window of its declarations (declared_alone.c):
+ * its body runs, its deprecated values are still in its namespace. */
+NATIVE_INTERNAL int in_declaration_window(PyObject *module);
+/* A store (or deletion: *value* NULL) through *self* of its deprecated
+ * *name*, whose entry is *deprecation* in *entries*: warn, bind it in the
+ * namespace through the module's hooks, end the deprecation. */
+NATIVE_INTERNAL int store_deprecated_alone(PyObject *self, PyObject *name, PyObject *value,
+                                           PyObject *entries, PyObject *deprecation);
+
 /* ---- the descriptors in ModuleType's dict (deprecated_descriptor.c) ---- */
 
+/* Warn as a read of a deprecated name through its module does, at the line
+ * of the Python code running now: 0, or -1 with the exception. */
+NATIVE_INTERNAL int warn_deprecation(PyObject *deprecation);
 /* Put a descriptor for each name of the dict *names* that has none into
  * ModuleType's dict; refuses (ValueError, nothing added) a name under which
  * that dict holds anything else. */

@@ -130,41 +130,10 @@ def deprecate_attribute(
     warn: "Callable[[str, type[Warning], int], object] | None" = None,
     factory: "Callable[[], object] | None" = None,
 ) -> None:
-    """Deprecate the attribute *name* of *module*; opt *module* in as ``enable()`` does.
+    """Do all of :func:`pep726hook.deprecate_attribute`, whose docstring says what it does.
 
-    For a module deprecating a name it has already defined, or a package
-    deprecating one of its modules' names from outside::
-
-        pep726hook.deprecate_attribute(__name__, "OldName",
-                                       "OldName is deprecated; use NewName")
-
-    * *name* in the namespace: deprecated in place, as with
-      :func:`pep726hook.deprecated` (the value stays; the module's own code
-      reads it with no warning).
-    * *name* absent and ``f"{module.__name__}.{name}"`` an importable
-      submodule (found, not run, as ``importlib.util.find_spec`` finds it): the first
-      read through the package imports it, warns and returns it.  ``import
-      pkg.name`` keeps working, and its binding of the submodule on the
-      package neither warns nor ends the deprecation.
-    * *name* absent, *factory* given: the first read through the module
-      stores ``factory()`` in the namespace, warns and returns it; later reads
-      warn without calling it again.  An exception from *factory* propagates
-      from the read, nothing is stored, and the next read tries again.
-
-    Deprecating a name that is already deprecated replaces its message,
-    category and *warn* (and its factory, with *factory*; a value it has
-    stays).  *category* and *warn* are as for
-    :func:`pep726hook.deprecated`.  *module* is a module object or a name in
-    ``sys.modules``.
-
-    Raises TypeError for a bad argument type (a *factory* that is not
-    callable), ValueError for a name not in ``sys.modules``, an empty
-    message, a dunder *name* (the interpreter reads those itself) or a
-    *factory* for a name that has a value or a deprecation (but for a body
-    that ``importlib.reload()`` runs again, whose first run made them),
-    AttributeError when *name* is
-    neither in the namespace, nor an importable submodule, nor given a
-    *factory*.  On any error nothing has changed.
+    The package's own function hands a call here where the extension cannot
+    declare the name alone.
     """
     caller = "deprecate_attribute()"
     target = module_named(module, caller)

@@ -48,7 +48,6 @@ from ._entries import (
 )
 from ._entries import namespace as namespace_of_module
 from ._moved import (
-    adopt_declared_alone,
     can_move,
     give_private_builtins,
     move_again,
@@ -57,6 +56,7 @@ from ._moved import (
     move_ready,
     read_moved,
     sync_served,
+    take_declared_alone,
 )
 from ._warning import warn_deprecated
 
@@ -274,6 +274,16 @@ class _ForHookAwareClasses:
     def has_no_value(module: ModuleType, deprecation: "Any", name: str) -> bool:
         """Tell whether a deleted deprecated or lazy *name* is a lazy value never loaded."""
         return deprecation[1].load is not None and name not in namespace_of(module)
+
+
+def adopt_declared_alone() -> None:
+    """Adopt what the extension declared alone (:func:`._moved.take_declared_alone`).
+
+    A deprecated name whose module's body still runs keeps its value in the
+    namespace: it is deprecated again here, with this package's own window.
+    """
+    for module, entries in take_declared_alone():
+        deprecate(module, entries)
 
 
 # What the engines, the hook-aware classes and enable() call back, registered

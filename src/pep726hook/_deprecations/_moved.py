@@ -280,9 +280,15 @@ def _rebind_functions(moving: ModuleType) -> bool:
 def _frozen_at_start() -> int:
     # 3.12 puts objects of its own start-up into the permanent generation
     # (gc.get_freeze_count() is 375 on 3.12.1 before any code runs); the
-    # other versions none.  Only a gc.freeze() after this counts.
+    # other versions none.  Only a gc.freeze() after the first deprecation
+    # counts: the extension's count where it deprecated a name alone before
+    # this package loaded, else this one.
     if sys.version_info[:2] != (3, 12):
         return 0
+    native: Any = sys.modules.get(_NATIVE_MODULE)
+    noted = -1 if native is None else native.frozen_at_start()
+    if noted >= 0:
+        return int(noted)
     import gc
 
     return gc.get_freeze_count()
@@ -646,35 +652,50 @@ def _restore_builtin(private: "dict[str, Any]", interpreter: "dict[str, Any]", n
         private.pop(name, None)
 
 
-def adopt_declared_alone() -> None:
-    """Take over the modules whose lazy and removed names the extension declared alone.
+def take_declared_alone() -> "list[tuple[ModuleType, Table]]":
+    """Take over the modules whose names the extension declared alone.
 
-    ``pep726hook.lazy_attribute()`` and ``removed_attribute()`` declare a
-    name through the extension alone while this package is not loaded
-    (``_native.lazy_alone``, ``removed_alone``), leaving the module as :func:`_move`
-    leaves one: private builtins, the extension's entries, the names served
-    from ``ModuleType``'s dict.  From now on this package keeps their
-    tables, their loads are :class:`LazyLoad`, and its store callback serves
-    them.  Called as the package loads (no lock: lock rule 2), and under the
-    install lock by a declaration that ran while it loaded.
+    ``pep726hook.lazy_attribute()``, ``removed_attribute()`` and
+    ``deprecate_attribute()`` declare a name through the extension alone
+    while this package is not loaded (``_native.lazy_alone``,
+    ``removed_alone``, ``deprecated_alone``), leaving the module as
+    :func:`_move` leaves one: private builtins, the extension's entries,
+    the names served from ``ModuleType``'s dict, a deprecated value in the
+    private builtins (moved when the extension ended the module's window,
+    here at the latest).  From now on this package keeps their tables, their
+    loads are :class:`LazyLoad`, and its store callback serves them.
+    Returns, for each module whose body still runs, the deprecated names
+    whose values are still in its namespace: the caller deprecates them
+    again, with this package's own window.  Called as the package loads (no
+    lock: lock rule 2), and under the install lock by a declaration that ran
+    while it loaded.
     """
     native: Any = sys.modules.get(_NATIVE_MODULE)
     taken = [] if native is None else native.declared_alone()
-    for module, rebound in taken:
+    handed_over = []
+    for module, rebound, handed in taken:
         record = native.deprecating_record(module)
         if record is None:
             continue
-        _remember_privates(module, moved=True, rebound=rebound)
+        # Handed-over values wait in the namespace for this package's move.
+        _remember_privates(module, moved=not handed, rebound=rebound)
         table = table_for(module)
         for name, served in list(record[1].items()):
-            message, category, warn, load, submodule, kind, warning = served
-            if kind == LAZY:
-                factory = getattr(load, "factory", None)
-                compute = factory if factory is not None else ImportSubmodule(submodule)
-                load = LazyLoad(module, name, compute)
-            table[name] = Deprecation(
-                message, category, warn, load, submodule, kind=kind, warning=warning
-            )
+            entry = _deprecation_of(served)
+            if entry.kind == LAZY:
+                factory = getattr(entry.load, "factory", None)
+                compute = factory if factory is not None else ImportSubmodule(served[4])
+                entry.load = LazyLoad(module, name, compute)
+            table[name] = entry
         sync_served(module)
+        if handed:
+            handed_over.append((module, {n: _deprecation_of(e) for n, e in handed.items()}))
     if taken:
         native.set_deprecated_store_callback(_store_moved)
+    return handed_over
+
+
+def _deprecation_of(served: "tuple[Any, ...]") -> Deprecation:
+    # The entry of a deprecated name, from the extension's tuple.
+    message, category, warn, load, submodule, kind, warning = served
+    return Deprecation(message, category, warn, load, submodule, kind=kind, warning=warning)
