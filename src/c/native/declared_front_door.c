@@ -1,4 +1,5 @@
-/* lazy_attribute() and removed_attribute() as their callers call them.
+/* lazy_attribute(), removed_attribute() and deprecate_attribute() as their
+ * callers call them.
  *
  * A package declares its lazy and removed names one call each (numpy about
  * 70, in its __init__).  Checking each call's arguments as the full path
@@ -302,6 +303,14 @@ native_lazy_alone(PyObject *extension, PyObject *const *args, Py_ssize_t nargs)
     return declare_entry(extension, module, name, entry, factory, args[3]);
 }
 
+/* A category the full path accepts: a Warning subclass. */
+static int
+is_warning_class(PyObject *category)
+{
+    return PyType_Check(category) &&
+           PyType_IsSubtype((PyTypeObject *)category, (PyTypeObject *)PyExc_Warning);
+}
+
 static int
 is_declared_text(PyObject *text)
 {
@@ -318,8 +327,7 @@ native_removed_alone(PyObject *extension, PyObject *const *args, Py_ssize_t narg
     PyObject *name = args[1], *message = args[2], *warning = args[3], *category = args[4];
     if (!is_main_interpreter() || !is_declarable(name) || !is_declared_text(message) ||
         !is_declared_text(warning) || (message == Py_None && warning == Py_None) ||
-        !PyType_Check(category) ||
-        !PyType_IsSubtype((PyTypeObject *)category, (PyTypeObject *)PyExc_Warning)) {
+        !is_warning_class(category)) {
         Py_RETURN_FALSE;
     }
     PyObject *module = target_module(args[0]);
@@ -368,8 +376,7 @@ native_deprecated_alone(PyObject *extension, PyObject *const *args, Py_ssize_t n
      * or a submodule's deprecation is the full path's. */
     if (!is_main_interpreter() || !is_declarable(name) || args[5] != Py_None ||
         !PyUnicode_CheckExact(message) || PyUnicode_GET_LENGTH(message) == 0 ||
-        !PyType_Check(category) ||
-        !PyType_IsSubtype((PyTypeObject *)category, (PyTypeObject *)PyExc_Warning) ||
+        !is_warning_class(category) ||
         (warn != Py_None && !PyCallable_Check(warn))) {
         Py_RETURN_FALSE;
     }

@@ -215,19 +215,10 @@ restore_builtin(PyObject *private_builtins, PyObject *name)
     PyObject *builtin = interpreter_builtins == NULL
                             ? NULL
                             : PyDict_GetItemWithError(interpreter_builtins, name);
-    if (builtin != NULL) {
-        return PyDict_SetItem(private_builtins, name, builtin);
-    }
-    if (PyErr_Occurred()) {
+    if (builtin == NULL && PyErr_Occurred()) {
         return -1;
     }
-    if (PyDict_DelItem(private_builtins, name) < 0) {
-        if (!PyErr_ExceptionMatches(PyExc_KeyError)) {
-            return -1;
-        }
-        PyErr_Clear();
-    }
-    return 0;
+    return restore_entry(private_builtins, name, builtin);
 }
 
 int

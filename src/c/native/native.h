@@ -200,6 +200,9 @@ NATIVE_INTERNAL entries_t *get_entries(PyObject *module);
 NATIVE_INTERNAL int entries_are_current(entries_t *entries);
 NATIVE_INTERNAL int install_dict_entries(entries_t *entries);
 NATIVE_INTERNAL int uninstall_dict_entries(entries_t *entries);
+/* Put *saved* back under *key* of *dict*, or remove the key (absent or not)
+ * where *saved* is NULL: 0, or -1 with an exception. */
+NATIVE_INTERNAL int restore_entry(PyObject *dict, PyObject *key, PyObject *saved);
 /* Patch the slot from the main interpreter (or attach); 0 or -1. */
 NATIVE_INTERNAL int patch_module_type(PyObject *module, PyObject *direct_arg);
 NATIVE_INTERNAL int unpatch_module_type(PyObject *module);

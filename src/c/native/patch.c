@@ -225,8 +225,7 @@ forget_module_type_lookups(void)
 
 /* ---- our entries in a ModuleType dict ---- */
 
-/* Put *saved* back under *key*, or remove the key if it was absent. */
-static int
+int
 restore_entry(PyObject *dict, PyObject *key, PyObject *saved)
 {
     if (saved != NULL) {
