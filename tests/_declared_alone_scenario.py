@@ -128,3 +128,56 @@ def a_deprecated_name_handed_over_while_its_body_runs(modules: object) -> None:
     del sys.modules[module.__name__]
     del module, namespace, handed_module, handed
     gc.collect()
+
+
+RELOADED_BODY = """\
+import sys
+from pep726hook import _native
+OLD = [1]
+_native.deprecated_alone(
+    sys.modules[__name__], "OLD", "OLD is old", DeprecationWarning, None, None, "refleak.no_state"
+)
+OLD = [2]
+def before():
+    return OLD
+"""
+
+
+def a_deprecated_name_bound_again_by_a_reloaded_body(modules: object) -> None:
+    # importlib.reload() of a module whose name the extension deprecated
+    # alone: before 3.12 the store of __spec__ opens the window again (a
+    # walk of the frames for importlib's _exec), and its end moves the value
+    # the body bound again.  The package's store callback is set aside: the
+    # extension's own store path.
+    import importlib
+    import os
+    import tempfile
+    import warnings
+
+    from pep726hook import _native
+    from pep726hook._deprecations import _moved
+
+    if sys.version_info < (3, 10):
+        return
+    with tempfile.TemporaryDirectory() as directory:
+        with open(os.path.join(directory, "refleak_reloaded.py"), "w", encoding="utf-8") as file:
+            file.write(RELOADED_BODY)
+        sys.path.insert(0, directory)
+        _native.set_deprecated_store_callback(None)
+        try:
+            module = importlib.import_module("refleak_reloaded")
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                assert module.OLD == [2]  # the read ends the window: the value moves
+                assert "OLD" not in vars(module)
+                importlib.reload(module)
+                assert module.OLD == [2]
+                assert "OLD" not in vars(module) and module.before() == [2]
+        finally:
+            _native.set_deprecated_store_callback(_moved._store_moved)
+            sys.path.remove(directory)
+            sys.path_importer_cache.pop(directory, None)
+            sys.modules.pop("refleak_reloaded", None)
+    assert [taken is module for taken, _, _ in _native.declared_alone()] == [True]
+    del module
+    gc.collect()

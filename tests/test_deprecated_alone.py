@@ -12,6 +12,7 @@ installation state loaded first), and the class engine.
 
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
 from typing import Any
 
@@ -307,6 +308,72 @@ def test_reload_deprecates_again(tmp_path: Path, engine: str) -> None:
     )
     assert seen[:2] == [[41, 41, 41], ["OLD is deprecated; use NEW"]]
     assert seen[2] is (engine == "class")
+
+
+# A body that binds its deprecated name again after deprecating it, run again
+# by importlib.reload(): as the first run did, then (by its second line)
+# without the deprecation, or with the deprecations package loaded before the
+# name is bound again.  Before 3.12 no dict watcher sees the body bind the
+# name again: the module's window opens again when importlib stores its
+# __spec__, and its end moves the names again.
+RELOADED = """\
+import sys
+import pep726hook
+RUN = getattr(sys, "reload_runs", 0) + 1
+sys.reload_runs = RUN
+if RUN == 2 and {load_package_again}:
+    import pep726hook._deprecations
+def before():
+    return OLD
+OLD = 1
+if RUN == 1 or {deprecate_again}:
+    pep726hook.deprecate_attribute(__name__, "OLD", "OLD is deprecated; use NEW")
+OLD = 2
+def after():
+    return OLD
+"""
+
+
+@pytest.mark.parametrize(
+    "shape",
+    [
+        {"deprecate_again": True, "load_package_again": False},
+        {"deprecate_again": False, "load_package_again": False},
+        {"deprecate_again": True, "load_package_again": True},
+    ],
+    ids=["deprecated-again", "not-deprecated-again", "package-loaded-first"],
+)
+@pytest.mark.parametrize(
+    "route", ROUTES, ids=[engine + ("-full-path" if first else "") for engine, first in ROUTES]
+)
+def test_a_reloaded_body_that_binds_a_deprecated_name_again_keeps_it_deprecated(
+    tmp_path: Path, route: tuple[str, str], shape: dict[str, bool]
+) -> None:
+    write(tmp_path / "rebinding.py", RELOADED.format(**shape))
+    engine, first = route
+    seen = run_fresh_json(
+        tmp_path,
+        first
+        + textwrap.dedent(
+            """
+            import importlib, json, warnings
+            import rebinding
+
+            def read():
+                with warnings.catch_warnings(record=True) as caught:
+                    warnings.simplefilter("always")
+                    values = [rebinding.OLD, rebinding.before(), rebinding.after()]
+                return [values, [str(w.message) for w in caught], "OLD" in vars(rebinding)]
+
+            first = read()
+            importlib.reload(rebinding)
+            print(json.dumps([first, read()]))
+            """
+        ),
+        engine,
+    )
+    expected = [[2, 2, 2], ["OLD is deprecated; use NEW"], engine == "class"]
+    assert seen == [expected, expected]
 
 
 @pytest.mark.parametrize("engine", ENGINES)

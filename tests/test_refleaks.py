@@ -33,6 +33,7 @@ from typing import Callable, Iterator
 
 import pytest
 from _declared_alone_scenario import (
+    a_deprecated_name_bound_again_by_a_reloaded_body,
     a_deprecated_name_handed_over_while_its_body_runs,
     a_name_deprecated_by_the_extension_alone,
     lazy_and_removed_names_declared_by_the_extension_alone,
@@ -590,6 +591,7 @@ def install_and_uninstall(modules: Modules) -> None:
 scenario(lazy_and_removed_names_declared_by_the_extension_alone)
 scenario(a_name_deprecated_by_the_extension_alone)
 scenario(a_deprecated_name_handed_over_while_its_body_runs)
+scenario(a_deprecated_name_bound_again_by_a_reloaded_body)
 
 
 def clear_caches() -> None:

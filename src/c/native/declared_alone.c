@@ -373,6 +373,28 @@ in_declaration_window(PyObject *module)
     return Py_TYPE(module) == &pending_module_type;
 }
 
+void
+enter_declaration_window(PyObject *module)
+{
+    Py_SET_TYPE(module, &pending_module_type);
+}
+
+/* Whether this thread runs a body of *module* (whose namespace is
+ * *namespace*), or, before 3.12, is about to run it again for
+ * importlib.reload(), which reads the module before its body starts. */
+static int
+body_runs_or_reruns_here(PyObject *module, PyObject *namespace)
+{
+#if !HOOKLESS_CACHE
+    if (reload_runs_here(module)) {
+        return 1;
+    }
+#else
+    (void)module;
+#endif
+    return namespace != NULL && body_runs_here(namespace);
+}
+
 /* While a body of the module runs in this thread, a declared name is served
  * here: ModuleType's cached lookups may still hold its absence.  Any other
  * read ends the window first. */
@@ -380,7 +402,7 @@ static PyObject *
 pending_getattro(PyObject *self, PyObject *name)
 {
     PyObject *namespace = PyModule_GetDict(self);
-    if (namespace == NULL || !body_runs_here(namespace)) {
+    if (!body_runs_or_reruns_here(self, namespace)) {
         int ended = end_window(self);
         if (ended != 0) {
             return ended < 0 ? NULL : PyObject_GetAttr(self, name);
@@ -685,7 +707,7 @@ take_declared_alone(void)
         PyObject *handed = NULL;
         if (Py_TYPE(module) == &pending_module_type) {
             PyObject *namespace = PyModule_GetDict(module);
-            int ended = namespace != NULL && body_runs_here(namespace) ? 0 : end_window(module);
+            int ended = body_runs_or_reruns_here(module, namespace) ? 0 : end_window(module);
             if (ended < 0) {
                 PyErr_WriteUnraisable(module); /* the values stay in the namespace */
                 ended = 0;

@@ -324,3 +324,32 @@ hand_over_deprecated_values(PyObject *module)
     Py_DECREF(record);
     return handed;
 }
+
+#if !HOOKLESS_CACHE
+void
+reopen_window_for_reload(PyObject *module)
+{
+    /* Before 3.12 no dict watcher sees the body bind a moved deprecated
+     * name in the namespace again: the window's end moves it again, as the
+     * deprecations package's pending-markers class does. */
+    weak_entry *record = weak_table_find(&deprecating_modules, module);
+    if (Py_TYPE(module) != &PyModule_Type || record == NULL || record->value == NULL ||
+        weak_table_find(&declared_alone_modules, module) == NULL || !reload_runs_here(module)) {
+        return;
+    }
+    PyObject *entries = PyTuple_GET_ITEM(record->value, 1);
+    PyObject *name, *entry;
+    Py_ssize_t position = 0;
+    while (PyDict_Next(entries, &position, &name, &entry)) {
+        int deprecated = has_moved_value(entries, name);
+        if (deprecated != 0) {
+            if (deprecated < 0) {
+                PyErr_WriteUnraisable(module); /* the store itself succeeded */
+                return;
+            }
+            enter_declaration_window(module);
+            return;
+        }
+    }
+}
+#endif

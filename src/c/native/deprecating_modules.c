@@ -217,9 +217,18 @@ store_while_deprecating(PyObject *self, PyObject *name, PyObject *value)
     PyObject *callback = store_callback;
     if (callback == NULL) {
         /* Declared by the extension alone (declared_alone.c), not adopted yet. */
-        return found && PyUnicode_CheckExact(name)
-                   ? store_declared_alone(self, name, value, PyTuple_GET_ITEM(entry->value, 1))
-                   : store_through_hooks(self, name, value);
+        if (found && PyUnicode_CheckExact(name)) {
+            return store_declared_alone(self, name, value, PyTuple_GET_ITEM(entry->value, 1));
+        }
+        int stored = store_through_hooks(self, name, value);
+#if !HOOKLESS_CACHE
+        /* importlib.reload() stores __spec__ before it runs the body again. */
+        if (stored == 0 && value != NULL && PyUnicode_CheckExact(name) &&
+            PyUnicode_CompareWithASCIIString(name, "__spec__") == 0) {
+            reopen_window_for_reload(self);
+        }
+#endif
+        return stored;
     }
     /* A store of __spec__ (importlib.reload() runs the body again) goes to
      * the callback too: the names the body binds again move again. */

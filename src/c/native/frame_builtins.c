@@ -291,3 +291,58 @@ body_runs_here(PyObject *namespace)
 {
     return chain_runs_body(top_frame_of(PyThreadState_Get()), namespace, NULL);
 }
+
+#if !HOOKLESS_CACHE
+/* Whether *frame* runs importlib's _exec(spec, module) for *module*, which
+ * importlib.reload() calls to run the body again (as the deprecations
+ * package's _moved._reloads() asks in Python). */
+static int
+frame_reloads(PyFrameObject *frame, PyObject *module)
+{
+    if (!frame_code_is_named(frame, "_exec")) {
+        return 0;
+    }
+#if PY_VERSION_HEX >= 0x030B0000
+    PyObject *globals = PyFrame_GetGlobals(frame);
+    Py_DECREF(globals); /* the frame holds it */
+#else
+    PyObject *globals = frame->f_globals;
+#endif
+    PyObject *name = PyDict_GetItemString(globals, "__name__");
+    if (name == NULL || !PyUnicode_Check(name) ||
+        (PyUnicode_CompareWithASCIIString(name, "_frozen_importlib") != 0 &&
+         PyUnicode_CompareWithASCIIString(name, "importlib._bootstrap") != 0)) {
+        return 0;
+    }
+    /* Its argument `module`, read as frame.f_locals reads it. */
+#if PY_VERSION_HEX >= 0x030B0000
+    PyObject *locals = PyFrame_GetLocals(frame);
+#else
+    PyObject *locals = PyFrame_FastToLocalsWithError(frame) < 0 ? NULL : frame->f_locals;
+    Py_XINCREF(locals);
+#endif
+    if (locals == NULL) {
+        PyErr_Clear();
+        return 0;
+    }
+    PyObject *running = PyDict_Check(locals) ? PyDict_GetItemString(locals, "module") : NULL;
+    Py_DECREF(locals);
+    return running == module;
+}
+
+int
+reload_runs_here(PyObject *module)
+{
+    PyFrameObject *frame = top_frame_of(PyThreadState_Get());
+    while (frame != NULL) {
+        if (frame_reloads(frame, module)) {
+            Py_DECREF(frame);
+            return 1;
+        }
+        PyFrameObject *back = caller_of(frame);
+        Py_DECREF(frame);
+        frame = back;
+    }
+    return 0;
+}
+#endif

@@ -485,7 +485,6 @@ NATIVE_INTERNAL PyObject *take_declared_alone(void);
  * declaration. */
 NATIVE_INTERNAL int store_declared_alone(PyObject *self, PyObject *name, PyObject *value,
                                          PyObject *entries);
-
 /* ---- deprecated names declared by the extension alone (deprecated_alone.c) ---- */
 
 /* Before the deprecated values of *module* (declared alone, with
@@ -523,6 +522,11 @@ NATIVE_INTERNAL PyObject *hand_over_deprecated_values(PyObject *module);
 /* Whether *module* is in the window of its declarations (declared_alone.c):
  * its body runs, its deprecated values are still in its namespace. */
 NATIVE_INTERNAL int in_declaration_window(PyObject *module);
+/* Give *module* (an exact ModuleType) the window's class. */
+NATIVE_INTERNAL void enter_declaration_window(PyObject *module);
+/* Before 3.12, after importlib.reload() stored *module*'s __spec__: a module
+ * with names deprecated alone enters its window again. */
+NATIVE_INTERNAL void reopen_window_for_reload(PyObject *module);
 /* A store (or deletion: *value* NULL) through *self* of its deprecated
  * *name*, whose entry is *deprecation* in *entries*: warn, bind it in the
  * namespace through the module's hooks, end the deprecation. */
@@ -667,6 +671,8 @@ NATIVE_INTERNAL int body_runs_in_another_thread(PyObject *namespace, PyObject *p
 /* 1 if a body of the module whose namespace is *namespace* runs in this
  * thread (a `<module>` frame with those globals), else 0. */
 NATIVE_INTERNAL int body_runs_here(PyObject *namespace);
+/* Before 3.12: 1 if importlib.reload() runs (or will run) *module*'s body here. */
+NATIVE_INTERNAL int reload_runs_here(PyObject *module);
 
 /* The store slot without the deprecation detour (store.c). */
 NATIVE_INTERNAL int store_through_hooks(PyObject *self, PyObject *name, PyObject *value);

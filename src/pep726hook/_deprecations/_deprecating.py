@@ -48,6 +48,7 @@ from ._entries import (
 )
 from ._entries import namespace as namespace_of_module
 from ._moved import (
+    body_runs_again,
     can_move,
     give_private_builtins,
     move_again,
@@ -55,6 +56,7 @@ from ._moved import (
     move_now,
     move_ready,
     read_moved,
+    run_again,
     sync_served,
     take_declared_alone,
 )
@@ -281,9 +283,16 @@ def adopt_declared_alone() -> None:
 
     A deprecated name whose module's body still runs keeps its value in the
     namespace: it is deprecated again here, with this package's own window.
+    A module that ``importlib.reload()`` runs again gets the window of a
+    reload, as when its ``__spec__`` is stored under this package: the names
+    its body binds again move again.
     """
     for module, entries in take_declared_alone():
-        deprecate(module, entries)
+        if entries:
+            deprecate(module, entries)
+        if body_runs_again(module):
+            with _state.lock:  # lock rule 1: no user code below
+                run_again(module)
 
 
 # What the engines, the hook-aware classes and enable() call back, registered

@@ -443,8 +443,8 @@ def moved_values(module: ModuleType) -> "dict[str, Any]":
     return found[1]
 
 
-def _run_again(module: ModuleType) -> None:
-    """A moved *module*'s ``__spec__`` was stored (``importlib.reload()`` runs its body again).
+def run_again(module: ModuleType) -> None:
+    """A moved *module*'s body runs again (``importlib.reload()`` stored its ``__spec__``).
 
     Before 3.12 no dict watcher sees the body bind the deprecated names
     again in the namespace: the module gets the pending-markers class, whose
@@ -550,7 +550,7 @@ def _store_moved(module: ModuleType, name: str, value: object = _ABSENT) -> None
         _native().store_through_hooks(module, name, *(() if value is _ABSENT else (value,)))
         if name == "__spec__" and value is not _ABSENT:
             with _state.lock:
-                _run_again(module)
+                run_again(module)
         return
     if entry.kind != DEPRECATED:
         return _store_declared(module, name, value, table, entry)
@@ -664,9 +664,10 @@ def take_declared_alone() -> "list[tuple[ModuleType, Table]]":
     private builtins (moved when the extension ended the module's window,
     here at the latest).  From now on this package keeps their tables, their
     loads are :class:`LazyLoad`, and its store callback serves them.
-    Returns, for each module whose body still runs, the deprecated names
-    whose values are still in its namespace: the caller deprecates them
-    again, with this package's own window.  Called as the package loads (no
+    Returns, for each module whose body still runs (or is about to run
+    again for ``importlib.reload()``), the deprecated names whose values are
+    still in its namespace: the caller deprecates them again, with this
+    package's own window.  Called as the package loads (no
     lock: lock rule 2), and under the install lock by a declaration that ran
     while it loaded.
     """
@@ -688,7 +689,7 @@ def take_declared_alone() -> "list[tuple[ModuleType, Table]]":
                 entry.load = LazyLoad(module, name, compute)
             table[name] = entry
         sync_served(module)
-        if handed:
+        if handed or body_runs_again(module):
             handed_over.append((module, {n: _deprecation_of(e) for n, e in handed.items()}))
     if taken:
         native.set_deprecated_store_callback(_store_moved)
