@@ -242,6 +242,55 @@ def test_gc_freeze_between_two_deprecations_loses_no_value(
     )
 
 
+# A generator another module holds, suspended before the deprecation: only
+# the pass finds its frame, and after gc.freeze() no pass runs.  The walk
+# that proves nothing (the generator's frame holds its function) must leave
+# the function as it was: a later walk would take it for one made with the
+# private builtins, prove the namespace and move the name under the frame.
+HELD_ELSEWHERE = """
+import pep726hook
+import holder
+
+Old = 1
+
+def generator():
+    while True:
+        yield Old
+
+holder.held.append(generator())
+next(holder.held[0])
+pep726hook.deprecate_attribute(__name__, "Old", "Old is deprecated")
+"""
+
+
+@needs_gc_freeze
+@pytest.mark.parametrize("route", ["extension-alone", "full-path"])
+def test_a_generator_another_module_holds_reads_the_name_after_gc_freeze(
+    tmp_path: Path, opt_in_engine: str, route: str
+) -> None:
+    _run(
+        tmp_path,
+        opt_in_engine,
+        {"heldmod": HELD_ELSEWHERE, "holder": "held = []\n"},
+        """
+        import gc
+        import sys
+        if {full_path}:
+            import pep726hook._state
+        import heldmod, holder
+
+        gc.freeze()
+        for _ in range(3):  # each read from outside the body may try the move
+            assert heldmod.Old == 1
+        assert next(holder.held[0]) == 1
+        gc.unfreeze()
+        heldmod.__name__  # the pass sees the frame now
+        assert next(holder.held[0]) == 1 and heldmod.Old == 1
+        print("ok")
+        """.replace("{full_path}", str(route == "full-path")),
+    )
+
+
 # -- a frame parked in a greenlet ---------------------------------------------------
 
 GREENLET_MODULE = """

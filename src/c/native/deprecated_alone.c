@@ -102,11 +102,9 @@ rebind_for_move(PyObject *module, PyObject *private_builtins, PyObject *interpre
         PyList_SET_ITEM(privates, 0, Py_NewRef(private_builtins));
         /* One call: the pass tells a suspended generator by the code of
          * the functions the same call gave the builtins.  After a gc.freeze()
-         * no call: the walk alone gives what it finds the builtins whatever
-         * it proves, and a later walk would take the functions it rebound
-         * for functions made with them; the deprecations package decides. */
+         * the walk alone: the pass would miss the frozen objects. */
         int frozen = frozen_since_start();
-        int proved = frozen != 0 ? -(frozen < 0) : rebound_all(modules, privates, interpreter, 1);
+        int proved = frozen < 0 ? -1 : rebound_all(modules, privates, interpreter, !frozen);
         Py_DECREF(modules);
         Py_DECREF(privates);
         if (proved <= 0) {

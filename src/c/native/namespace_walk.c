@@ -257,7 +257,8 @@ walk_namespace(PyObject *namespace, PyObject *private_builtins, PyObject *interp
                            NULL, 0, 0, NULL, 0, 0, 0, 0};
     walk.budget = WALK_BUDGET_PER_NAME * PyDict_GET_SIZE(namespace) + WALK_BUDGET_BASE;
     result->walked = 0;
-    result->rebound = 0;
+    result->to_rebind = NULL;
+    result->to_rebind_count = 0;
     result->extra = 0;
     result->outcome = WALK_PROVED;
     result->held_function = NULL;
@@ -281,9 +282,16 @@ walk_namespace(PyObject *namespace, PyObject *private_builtins, PyObject *interp
         PyErr_NoMemory();
         return -1;
     }
-    /* The functions found are rebound whatever the proof says: the pass
-     * then finds them rebound already. */
+    /* The functions found with the interpreter's builtins are held for the
+     * caller, which gives them the private ones where the proof holds or the
+     * pass runs.  A walk that proved nothing and gave them anyway would have
+     * a later walk take them for functions made with the private builtins,
+     * and not look for their suspended generators (after gc.freeze(), where
+     * no pass runs, the next read walks again). */
     Py_ssize_t functions = 0;
+#if PY_VERSION_HEX >= 0x030A0000
+    Py_ssize_t held_capacity = 0;
+#endif
     for (size_t i = 0; i < walk.capacity; i++) {
         PyObject *object = walk.table[i].object;
         if (object == NULL || !PyFunction_Check(object)) {
@@ -295,16 +303,29 @@ walk_namespace(PyObject *namespace, PyObject *private_builtins, PyObject *interp
         }
         functions++;
 #if PY_VERSION_HEX >= 0x030A0000
-        if (!give_private_builtins(function, interpreter, private_builtins)) {
-            continue; /* made with the private builtins: so are its frames */
+        if (function->func_builtins != interpreter) {
+            /* Made with the private builtins, or given them where a proof
+             * held or the pass ran: so are its generators' frames. */
+            continue;
         }
-        result->rebound++;
         if (!stopped && result->outcome == WALK_PROVED && may_have_suspended_generators(function) &&
             Py_REFCNT(object) != walk.table[i].edges) {
             result->outcome = WALK_GENERATOR_FUNCTION_HELD;
             result->extra = Py_REFCNT(object) - walk.table[i].edges;
             result->held_function = Py_NewRef(function->func_qualname);
         }
+        if (result->to_rebind_count == held_capacity) {
+            held_capacity = held_capacity == 0 ? 16 : held_capacity * 2;
+            PyObject **grown = (PyObject **)PyMem_RawRealloc(
+                result->to_rebind, (size_t)held_capacity * sizeof(PyObject *));
+            if (grown == NULL) {
+                walk.no_memory = 1;
+                break;
+            }
+            result->to_rebind = grown;
+        }
+        /* Counted above: the reference taken changes no count read later. */
+        result->to_rebind[result->to_rebind_count++] = Py_NewRef(object);
 #else
         (void)private_builtins;
         (void)interpreter;
@@ -312,6 +333,16 @@ walk_namespace(PyObject *namespace, PyObject *private_builtins, PyObject *interp
     }
     PyMem_RawFree(walk.table);
     PyMem_RawFree(walk.stack);
+    if (walk.no_memory) {
+        for (Py_ssize_t i = 0; i < result->to_rebind_count; i++) {
+            Py_DECREF(result->to_rebind[i]);
+        }
+        PyMem_RawFree(result->to_rebind);
+        result->to_rebind = NULL;
+        result->to_rebind_count = 0;
+        PyErr_NoMemory();
+        return -1;
+    }
     if (stopped) {
         result->outcome = WALK_BUDGET_EXCEEDED;
     }

@@ -109,8 +109,7 @@ native_new_ref(PyObject *object)
 #else
 #  define KEYS_VERSION_CACHE 0
 #endif
-/* 3.13 stopped setting Py_TPFLAGS_VALID_VERSION_TAG: a zero tag means
- * invalid there. */
+/* 3.13 stopped setting Py_TPFLAGS_VALID_VERSION_TAG: a zero tag is invalid. */
 #if PY_VERSION_HEX >= 0x030D0000
 #  define VERSION_TAG_FLAG_IS_SET 0
 #else
@@ -621,15 +620,16 @@ enum walk_outcome {
 };
 
 typedef struct {
-    Py_ssize_t walked;  /* objects walked */
-    Py_ssize_t rebound; /* functions given the private builtins */
+    Py_ssize_t walked; /* objects walked */
+    PyObject **to_rebind; /* held, raw memory: functions found with the interpreter's builtins */
+    Py_ssize_t to_rebind_count;
     enum walk_outcome outcome;
     Py_ssize_t extra;
     PyObject *held_function; /* its __qualname__ (a new reference), or NULL */
 } namespace_walk_result;
 
-/* Walk from *namespace* to the functions whose globals it is, give those
- * with the *interpreter* builtins *private_builtins* (3.10+), and tell
+/* Walk from *namespace* to the functions whose globals it is, hold those
+ * with the *interpreter* builtins (3.10+) for the caller to rebind, and tell
  * whether they were provably all: whether nothing but its module, *known* other
  * references and those functions holds it.  0, or -1 with an exception. */
 NATIVE_INTERNAL int walk_namespace(PyObject *namespace, PyObject *private_builtins,

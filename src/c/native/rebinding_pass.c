@@ -371,7 +371,6 @@ rebind_builtins(PyObject *modules, PyObject *privates, PyObject *interpreter, Py
             failed = 1;
             break;
         }
-        rebound += results[i].rebound;
 #if PY_VERSION_HEX >= 0x030B0000
         if (greenlets && results[i].outcome == WALK_PROVED) {
             results[i].outcome = WALK_GREENLETS_LOADED;
@@ -400,6 +399,21 @@ rebind_builtins(PyObject *modules, PyObject *privates, PyObject *interpreter, Py
             served_count++;
         }
     }
+#if PY_VERSION_HEX >= 0x030A0000
+    /* The functions each walk found get the private builtins where it
+     * proved its namespace, or where the pass ran over it too (the walk also
+     * finds functions the pass cannot: untracked ones); elsewhere they wait
+     * for a walk that proves it (namespace_walk.c says why). */
+    for (Py_ssize_t i = 0; i < count && !failed; i++) {
+        if (results[i].outcome == WALK_PROVED || pass_ran) {
+            PyObject *private_builtins = PyList_GET_ITEM(privates, i);
+            for (Py_ssize_t j = 0; j < results[i].to_rebind_count; j++) {
+                rebound += give_private_builtins((PyFunctionObject *)results[i].to_rebind[j],
+                                                 interpreter, private_builtins);
+            }
+        }
+    }
+#endif
     if (!failed) {
         /* Frames running now, in any thread, after the functions whose
          * builtins they borrow (3.11+). */
@@ -416,6 +430,10 @@ rebind_builtins(PyObject *modules, PyObject *privates, PyObject *interpreter, Py
             }
         }
         Py_XDECREF(results[i].held_function);
+        for (Py_ssize_t j = 0; j < results[i].to_rebind_count; j++) {
+            Py_DECREF(results[i].to_rebind[j]);
+        }
+        PyMem_RawFree(results[i].to_rebind);
     }
     PyMem_RawFree(results);
     PyMem_RawFree(arrays);
