@@ -177,7 +177,8 @@ chroot_pid=$!
 
 say "host side: ${HOST_SESSIONS[*]}"
 start=$SECONDS status=0
-host_nox -s "${HOST_SESSIONS[@]}" || status=$?
+# Also into a log, for the failures listed after the summary.
+host_nox -s "${HOST_SESSIONS[@]}" 2>&1 | tee "$logs/host.log" || status=$?
 record "host: lint, docs, packaging, C, 3.8-3.13, pypy3.9, imports, 3.11d" "$status" "$((SECONDS - start))"
 
 wait "$chroot_pid" || true
@@ -204,6 +205,9 @@ for i in "${!names[@]}"; do
 done
 printf '  total %ss\n' "$SECONDS"
 if [ "$failed" -ne 0 ]; then
+    # Last, where a reader of only the end of the output (a CI page) sees them.
+    say "what failed (pytest's FAILED and ERROR lines, nox's failed sessions)"
+    grep -hE '^(FAILED|ERROR) |nox > Session .* (failed|aborted)' "$logs"/*.log | tail -n 60 || true
     echo "run-tests: FAILED (see the nox session summaries above)"
     exit 1
 fi
