@@ -143,14 +143,19 @@ def before():
 """
 
 
+_RELOADED_DIRECTORY: list[str] = []
+
+
 def a_deprecated_name_bound_again_by_a_reloaded_body(modules: object) -> None:
     # importlib.reload() of a module whose name the extension deprecated
     # alone: before 3.12 the store of __spec__ opens the window again (a
     # walk of the frames for importlib's _exec), and its end moves the value
     # the body bound again.  The package's store callback is set aside: the
     # extension's own store path.
+    import atexit
     import importlib
     import os
+    import shutil
     import tempfile
     import warnings
 
@@ -159,25 +164,32 @@ def a_deprecated_name_bound_again_by_a_reloaded_body(modules: object) -> None:
 
     if sys.version_info < (3, 10):
         return
-    with tempfile.TemporaryDirectory() as directory:
+    if not _RELOADED_DIRECTORY:
+        # One directory for every call: the import system interns the path of
+        # the module's file, and from 3.12 an interned string is immortal (a
+        # new path per call would grow by one block each time).
+        directory = tempfile.mkdtemp(prefix="pep726hook-refleak-")
+        atexit.register(shutil.rmtree, directory, True)
         with open(os.path.join(directory, "refleak_reloaded.py"), "w", encoding="utf-8") as file:
             file.write(RELOADED_BODY)
-        sys.path.insert(0, directory)
-        _native.set_deprecated_store_callback(None)
-        try:
-            module = importlib.import_module("refleak_reloaded")
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                assert module.OLD == [2]  # the read ends the window: the value moves
-                assert "OLD" not in vars(module)
-                importlib.reload(module)
-                assert module.OLD == [2]
-                assert "OLD" not in vars(module) and module.before() == [2]
-        finally:
-            _native.set_deprecated_store_callback(_moved._store_moved)
-            sys.path.remove(directory)
-            sys.path_importer_cache.pop(directory, None)
-            sys.modules.pop("refleak_reloaded", None)
+        _RELOADED_DIRECTORY.append(directory)
+    directory = _RELOADED_DIRECTORY[0]
+    sys.path.insert(0, directory)
+    _native.set_deprecated_store_callback(None)
+    try:
+        module = importlib.import_module("refleak_reloaded")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            assert module.OLD == [2]  # the read ends the window: the value moves
+            assert "OLD" not in vars(module)
+            importlib.reload(module)
+            assert module.OLD == [2]
+            assert "OLD" not in vars(module) and module.before() == [2]
+    finally:
+        _native.set_deprecated_store_callback(_moved._store_moved)
+        sys.path.remove(directory)
+        sys.path_importer_cache.pop(directory, None)
+        sys.modules.pop("refleak_reloaded", None)
     assert [taken is module for taken, _, _ in _native.declared_alone()] == [True]
     del module
     gc.collect()
